@@ -1,0 +1,125 @@
+"""A small kit for writing candidates in Python.
+
+A candidate is a set of surface handlers. Each handler takes the decoded
+input (plain Python values: dict, list, str, int, float, bool, bytes, None)
+and returns the decoded output, or raises: an exception raised by a handler
+is the scoring behaviour's exception (reported as ``raised`` with its class
+name), :class:`SkipSurface` declines the request. The same object serves
+in-process (``module:attr``) and over stdin/stdout (``exec:``) through
+:meth:`Candidate.serve`. Standard library only, so it runs anywhere.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable
+from typing import IO, Any
+
+from conformance import wire
+
+Handler = Callable[[Any], Any]
+
+
+class SkipSurface(Exception):
+    """Raise from a handler to answer ``skipped`` with this reason."""
+
+
+class Candidate:
+    def __init__(
+        self,
+        name: str,
+        version: str,
+        *,
+        language: str = "python",
+        homepage: str | None = None,
+        dependencies: dict[str, str] | None = None,
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.language = language
+        self.homepage = homepage
+        self.dependencies = dict(dependencies or {})
+        self.handlers: dict[str, Handler] = {}
+
+    def surface(self, name: str) -> Callable[[Handler], Handler]:
+        """Decorator: register the handler for one surface."""
+
+        def register(handler: Handler) -> Handler:
+            self.handlers[name] = handler
+            return handler
+
+        return register
+
+    def derive(self, name: str, **overrides: Handler) -> Candidate:
+        """A copy under another name with some handlers replaced."""
+        other = Candidate(
+            name, self.version, language=self.language, homepage=self.homepage,
+            dependencies=self.dependencies,
+        )
+        other.handlers = {**self.handlers, **overrides}
+        return other
+
+    # -- the protocol -------------------------------------------------------
+
+    def started(self, protocol: int) -> dict[str, Any]:
+        implementation: dict[str, Any] = {
+            "name": self.name,
+            "version": self.version,
+            "language": self.language,
+            "surfaces": sorted(self.handlers),
+            "dependencies": self.dependencies,
+        }
+        if self.homepage:
+            implementation["homepage"] = self.homepage
+        return {"protocol": protocol, "implementation": implementation}
+
+    def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        seq = request.get("seq")
+        handler = self.handlers.get(request.get("surface"))
+        if handler is None:
+            return {"seq": seq, "skipped": {"reason": f"surface {request.get('surface')!r} not supported"}}
+        try:
+            value = wire.decode(request.get("input"))
+        except wire.WireError as e:
+            return {"seq": seq, "errored": {"message": f"undecodable input: {e}"}}
+        try:
+            output = handler(value)
+        except SkipSurface as e:
+            return {"seq": seq, "skipped": {"reason": str(e)}}
+        except Exception as e:  # the scoring code's exception is an output
+            return {"seq": seq, "raised": {"type": type(e).__name__, "message": str(e)}}
+        try:
+            return {"seq": seq, "output": wire.encode(output)}
+        except wire.WireError as e:
+            return {"seq": seq, "errored": {"message": str(e), "traceback": traceback.format_exc()}}
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """Answer one request; ``None`` for ``stop``."""
+        cmd = request.get("cmd")
+        if cmd == "run":
+            return self.run(request)
+        if cmd == "start":
+            return self.started(request.get("protocol", 1))
+        if cmd == "stop":
+            return None
+        return {"errored": {"message": f"unknown command {cmd!r}"}}
+
+    def serve(self, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> None:
+        """Speak the protocol over JSON Lines until ``stop`` or end of input."""
+        stdin = stdin or sys.stdin
+        stdout = stdout or sys.stdout
+        for line in stdin:
+            if not line.strip():
+                continue
+            try:
+                request = wire.loads(line)
+            except wire.WireError as e:
+                stdout.write(wire.dumps({"errored": {"message": str(e)}}) + "\n")
+                stdout.flush()
+                continue
+            reply = self.handle(request)
+            if reply is None:
+                return
+            stdout.write(wire.dumps(reply) + "\n")
+            stdout.flush()

@@ -1,0 +1,311 @@
+"""Connections to implementations: the oracle and every candidate speak one protocol.
+
+Two transports carry the same messages: in-process (a Python object with
+``handle(request) -> reply``) and a subprocess speaking JSON Lines. A spec
+string names what to connect to:
+
+    reference                 a built-in candidate
+    harbor==0.13.1            a harbor release in its cached virtualenv (the oracle is one)
+    module:attr               a Python object, in process
+    exec:COMMAND              any program speaking the protocol on stdin/stdout
+    NAME                      an entry point in the ``harbor_conformance.candidates`` group
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib
+import os
+import queue
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Any, Protocol
+
+from conformance import wire
+from conformance.protocol import PROTOCOL_VERSION
+
+ENTRY_POINT_GROUP = "harbor_conformance.candidates"
+BUILTINS = {"reference": "conformance.reference:candidate"}
+DEFAULT_TIMEOUT = 30.0
+START_TIMEOUT = 120.0
+
+
+class ConnectError(Exception):
+    """The spec names nothing that can be connected to."""
+
+
+@dataclass
+class Reply:
+    """One answer to one run request, as the runner sees it.
+
+    kind: output | raised | skipped | errored | crash | timeout | protocol-error
+    """
+
+    kind: str
+    value: Any = None  # decoded output, or the raised exception's class name
+    detail: str = ""
+
+
+class Connection(Protocol):
+    spec: str
+    implementation: dict[str, Any]
+
+    def run(self, seq: int, surface: str, input_wire: Any) -> Reply: ...
+
+    def close(self) -> None: ...
+
+
+def interpret(reply: Any, seq: int) -> Reply:
+    """Turn a reply message into a Reply; anything malformed is a protocol error."""
+    if not isinstance(reply, dict):
+        return Reply("protocol-error", detail=f"reply is not a JSON object: {reply!r:.200}")
+    if reply.get("seq") != seq:
+        return Reply("protocol-error", detail=f"reply seq {reply.get('seq')!r} for request seq {seq}")
+    keys = set(reply) - {"seq"}
+    if keys == {"output"}:
+        try:
+            return Reply("output", wire.decode(reply["output"]))
+        except wire.WireError as e:
+            return Reply("protocol-error", detail=f"undecodable output: {e}")
+    if keys == {"raised"} and isinstance(reply["raised"], dict) and isinstance(reply["raised"].get("type"), str):
+        return Reply("raised", reply["raised"]["type"], str(reply["raised"].get("message", "")))
+    if keys == {"skipped"} and isinstance(reply["skipped"], dict):
+        return Reply("skipped", detail=str(reply["skipped"].get("reason", "")))
+    if keys == {"errored"} and isinstance(reply["errored"], dict):
+        err = reply["errored"]
+        return Reply("errored", detail=str(err.get("message", "")) + ("\n" + err["traceback"] if err.get("traceback") else ""))
+    return Reply("protocol-error", detail=f"reply has neither output, raised, skipped nor errored: {sorted(keys)}")
+
+
+def _check_started(started: Any, spec: str) -> dict[str, Any]:
+    if not isinstance(started, dict) or not isinstance(started.get("implementation"), dict):
+        raise ConnectError(f"{spec}: the start reply has no implementation: {started!r:.300}")
+    if started.get("protocol") != PROTOCOL_VERSION:
+        raise ConnectError(f"{spec}: speaks protocol {started.get('protocol')!r}, this harness {PROTOCOL_VERSION}")
+    return started["implementation"]
+
+
+class InProcess:
+    """A Python object answering protocol dicts directly (no serialisation)."""
+
+    def __init__(self, spec: str, target: Any) -> None:
+        self.spec = spec
+        self.target = target
+        self.implementation = _check_started(target.handle({"cmd": "start", "protocol": PROTOCOL_VERSION}), spec)
+
+    def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
+        try:
+            reply = self.target.handle({"cmd": "run", "seq": seq, "surface": surface, "input": input_wire})
+        except Exception as e:  # an in-process crash is still only this case's outcome
+            return Reply("crash", detail=f"{type(e).__name__}: {e}")
+        return interpret(reply, seq)
+
+    def close(self) -> None:
+        try:
+            self.target.handle({"cmd": "stop"})
+        except Exception:
+            pass
+
+
+@dataclass
+class _Process:
+    popen: subprocess.Popen
+    lines: queue.Queue
+    stderr: collections.deque = field(default_factory=lambda: collections.deque(maxlen=200))
+
+
+class Subprocess:
+    """A program speaking JSON Lines; restarted (handshake replayed) after a crash or timeout."""
+
+    MAX_LINE = 64 * 1024 * 1024
+
+    def __init__(self, spec: str, argv: list[str], *, env: dict[str, str] | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, start_timeout: float = START_TIMEOUT) -> None:
+        self.spec = spec
+        self.argv = argv
+        self.env = env
+        self.timeout = timeout
+        self.start_timeout = start_timeout
+        self.workdir = Path(tempfile.mkdtemp(prefix="conformance-candidate-"))
+        self.process: _Process | None = None
+        self.implementation = self._start()
+
+    def _spawn(self) -> _Process:
+        try:
+            popen = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=self.workdir, env=self.env, bufsize=0,
+            )
+        except OSError as e:
+            raise ConnectError(f"{self.spec}: cannot start {self.argv[0]!r}: {e}") from None
+        proc = _Process(popen, queue.Queue())
+
+        def read_stdout() -> None:
+            for raw in iter(popen.stdout.readline, b""):
+                proc.lines.put(raw)
+            proc.lines.put(None)
+
+        def read_stderr() -> None:
+            for raw in iter(popen.stderr.readline, b""):
+                proc.stderr.append(raw.decode("utf-8", "replace").rstrip("\n"))
+
+        threading.Thread(target=read_stdout, daemon=True).start()
+        threading.Thread(target=read_stderr, daemon=True).start()
+        return proc
+
+    def _send(self, message: dict[str, Any]) -> bool:
+        try:
+            self.process.popen.stdin.write((wire.dumps(message) + "\n").encode())
+            self.process.popen.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
+    def _receive(self, timeout: float) -> tuple[str, Any]:
+        """('line', parsed) | ('eof', None) | ('timeout', None) | ('garbage', text)."""
+        try:
+            raw = self.process.lines.get(timeout=timeout)
+        except queue.Empty:
+            return "timeout", None
+        if raw is None:
+            return "eof", None
+        try:
+            return "line", wire.loads(raw)
+        except wire.WireError:
+            return "garbage", raw[:200].decode("utf-8", "replace")
+
+    def stderr_tail(self, lines: int = 20) -> str:
+        return "\n".join(list(self.process.stderr)[-lines:]) if self.process else ""
+
+    def _start(self) -> dict[str, Any]:
+        self.process = self._spawn()
+        if not self._send({"cmd": "start", "protocol": PROTOCOL_VERSION}):
+            raise ConnectError(f"{self.spec}: exited before the handshake\n{self.stderr_tail()}")
+        status, message = self._receive(self.start_timeout)
+        if status != "line":
+            self._kill()
+            raise ConnectError(f"{self.spec}: no handshake ({status})\n{self.stderr_tail()}")
+        return _check_started(message, self.spec)
+
+    def _kill(self) -> None:
+        if self.process and self.process.popen.poll() is None:
+            self.process.popen.kill()
+            try:
+                self.process.popen.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+
+    def _restart(self) -> None:
+        self._kill()
+        self.implementation = self._start()
+
+    def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
+        if self.process is None or self.process.popen.poll() is not None:
+            try:
+                self._restart()
+            except ConnectError as e:
+                return Reply("crash", detail=f"could not restart: {e}")
+        if not self._send({"cmd": "run", "seq": seq, "surface": surface, "input": input_wire}):
+            tail = self.stderr_tail()
+            self._kill()
+            return Reply("crash", detail=f"exited (stdin closed)\n{tail}")
+        status, message = self._receive(self.timeout)
+        if status == "timeout":
+            self._kill()
+            self.process = None
+            return Reply("timeout", detail=f"no reply within {self.timeout:g}s")
+        if status == "eof":
+            try:
+                self.process.popen.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._kill()
+            code = self.process.popen.returncode
+            return Reply("crash", detail=f"exited with status {code}\n{self.stderr_tail()}")
+        if status == "garbage":
+            # Whatever follows is out of step; start afresh for the next request.
+            self._kill()
+            self.process = None
+            return Reply("protocol-error", detail=f"not a JSON line on stdout: {message!r}")
+        reply = interpret(message, seq)
+        if reply.kind == "protocol-error":
+            self._kill()
+            self.process = None
+        return reply
+
+    def close(self) -> None:
+        if self.process and self.process.popen.poll() is None:
+            self._send({"cmd": "stop"})
+            try:
+                self.process.popen.stdin.close()
+                self.process.popen.wait(timeout=10)
+            except (subprocess.TimeoutExpired, OSError):
+                self._kill()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def harbor_argv(harbor_version: str, *, log=lambda message: None) -> list[str]:
+    """The command that runs harbor's own code for one release behind the protocol."""
+    from conformance import oracle_env
+
+    env = oracle_env.ensure(harbor_version, log=log)
+    adapter = Path(str(resources.files("oracles") / "harbor_adapter.py"))
+    wire_module = Path(wire.__file__).resolve()
+    # -I: nothing from the harness's environment leaks into harbor's;
+    # -X utf8: reward files decode as UTF-8 whatever the machine's locale.
+    return [str(env.python), "-I", "-X", "utf8", str(adapter), str(wire_module)]
+
+
+def _in_process_target(spec: str, obj: Any) -> Any:
+    if callable(getattr(obj, "handle", None)):
+        return obj
+    raise ConnectError(f"{spec}: {obj!r} is not a candidate (it needs a handle(request) method)")
+
+
+def _import_attr(spec: str) -> Any:
+    module_name, _, attr = spec.partition(":")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # like `python -m`: modules beside you are found
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise ConnectError(f"{spec}: cannot import {module_name!r}: {e}") from None
+    try:
+        obj = module
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except AttributeError:
+        raise ConnectError(f"{spec}: {module_name!r} has no attribute {attr!r}") from None
+    return obj
+
+
+def connect(spec: str, *, timeout: float = DEFAULT_TIMEOUT, log=lambda message: None) -> Connection:
+    if spec.startswith("exec:"):
+        argv = shlex.split(spec[len("exec:"):])
+        if not argv:
+            raise ConnectError("exec: needs a command, e.g. exec:'python -m conformance.reference'")
+        return Subprocess(spec, argv, timeout=timeout)
+    if spec.startswith("harbor=="):
+        version = spec[len("harbor=="):]
+        return Subprocess(spec, harbor_argv(version, log=log), timeout=max(timeout, 120.0))
+    if spec in BUILTINS:
+        return InProcess(spec, _import_attr(BUILTINS[spec]))
+    if ":" in spec:
+        return InProcess(spec, _in_process_target(spec, _import_attr(spec)))
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name == spec:
+            loaded = entry.load()
+            if isinstance(loaded, str):
+                return connect(loaded, timeout=timeout, log=log)
+            return InProcess(spec, _in_process_target(spec, loaded))
+    known = sorted(BUILTINS) + sorted(e.name for e in metadata.entry_points(group=ENTRY_POINT_GROUP))
+    raise ConnectError(
+        f"unknown candidate {spec!r}: use one of {', '.join(known)}, harbor==VERSION, "
+        f"module:attr or exec:COMMAND"
+    )

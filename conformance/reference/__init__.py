@@ -1,0 +1,40 @@
+"""The built-in ``reference`` candidate: a clean-room implementation in plain Python.
+
+It does not import harbor (nor pydantic): every rule is written down here
+from harbor 0.13.1's observed behaviour, so it doubles as the worked example
+for candidate authors. Run it over the wire with
+``python -m conformance.reference`` or name it ``reference`` on the command line.
+"""
+
+from __future__ import annotations
+
+import platform
+
+from conformance import __version__
+from conformance.candidate import Candidate, SkipSurface
+from conformance.reference import metrics, pass_at_k, reward_files
+
+candidate = Candidate(
+    "reference",
+    __version__,
+    language="python",
+    homepage="https://pypi.org/project/harbor-conformance/",
+    dependencies={"python": platform.python_version()},
+)
+
+
+@candidate.surface("reward.parse")
+def reward_parse(verifier_dir: dict) -> dict | None:
+    return reward_files.parse(verifier_dir)
+
+
+@candidate.surface("metric.compute")
+def metric_compute(request: dict) -> dict:
+    if isinstance(request.get("metric"), dict) and request["metric"].get("type") == "uv-script":
+        raise SkipSurface("uv-script metrics are not implemented by the reference candidate")
+    return metrics.compute(request)
+
+
+@candidate.surface("pass_at_k")
+def pass_at_k_surface(request: dict) -> dict:
+    return pass_at_k.compute(request)

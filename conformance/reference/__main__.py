@@ -1,0 +1,3 @@
+from conformance.reference import candidate
+
+candidate.serve()

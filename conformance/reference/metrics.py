@@ -1,0 +1,61 @@
+"""metric.compute: harbor's built-in dataset metrics, from a registry.json config.
+
+One reward key (or none) across all trials: the output is keyed by the metric
+name and each trial contributes its only value (0 for a null trial or an
+empty dict). Several keys: the output is keyed by reward key, in sorted
+order, and a trial lacking a key contributes 0 for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from conformance.reference.cpython_sum import cpython312_sum
+from conformance.reference.pydantic_float import ValidationError
+
+
+def _mean(values: list) -> Any:
+    return cpython312_sum(values) / len(values)
+
+
+AGGREGATES: dict[str, Callable[[list], Any]] = {
+    "sum": cpython312_sum,
+    "min": min,
+    "max": max,
+    "mean": _mean,
+}
+METRIC_TYPES = ("sum", "min", "max", "mean", "uv-script")
+
+
+def aggregate_reward_dicts(rewards: list, name: str, aggregate: Callable[[list], Any]) -> dict:
+    keys = sorted({key for reward in rewards if reward is not None for key in reward})
+    if len(keys) <= 1:
+        values = [0 if r is None else next(iter(r.values()), 0) for r in rewards]
+        return {name: aggregate(values)}
+    return {key: aggregate([0 if r is None else r.get(key, 0) for r in rewards]) for key in keys}
+
+
+def metric_from_config(config: Any) -> Callable[[list], dict]:
+    """The registry.json metric object -> a compute function (MetricConfig rules)."""
+    if not isinstance(config, dict):
+        raise ValidationError("metric config should be an object")
+    unknown = set(config) - {"type", "kwargs"}
+    kind = config.get("type", "mean")
+    kwargs = config.get("kwargs", {})
+    if kind not in METRIC_TYPES or not isinstance(kwargs, dict) or any(
+        not isinstance(k, str) for k in kwargs
+    ):
+        raise ValidationError(f"invalid metric config {config!r}")
+    del unknown  # MetricConfig ignores unknown keys
+    if kind == "uv-script":
+        raise NotImplementedError("uv-script metrics run a script")
+    if kwargs:
+        # The built-in metrics take no constructor arguments.
+        raise TypeError(f"{kind} metric takes no arguments, got {sorted(kwargs)}")
+    aggregate = AGGREGATES[kind]
+    return lambda rewards: aggregate_reward_dicts(rewards, kind, aggregate)
+
+
+def compute(request: dict) -> dict:
+    return metric_from_config(request["metric"])(request["rewards"])

@@ -1,0 +1,107 @@
+"""The scoring surfaces, each declared once.
+
+A surface names one scoring behaviour: its input model (checked on case
+files and generated inputs), the shape of its output (for documentation
+and schemas), the spec section it comes from, and its comparison policy.
+Case folders are ``cases/<name>/``. Adding a surface is adding one
+``register(Surface(...))`` call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, StrictBytes, StrictFloat, StrictInt, StrictStr
+
+from conformance.compare import NanPolicy
+
+Number = StrictInt | StrictFloat
+RewardDict = dict[StrictStr, Number]
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class VerifierDir(_Input):
+    """What the verifier left in its logs dir: each reward file's bytes, or absent."""
+
+    reward_txt: StrictBytes | None = None
+    reward_json: StrictBytes | None = None
+
+
+class MetricComputeInput(_Input):
+    """A metric object as in a dataset's registry.json, and one reward dict (or null) per trial."""
+
+    metric: dict[StrictStr, Any]
+    rewards: list[RewardDict | None]
+
+
+class Trial(_Input):
+    task_name: StrictStr
+    agent: StrictStr
+    model: StrictStr | None = None
+    source: StrictStr | None = None
+    rewards: RewardDict | None
+
+
+class PassAtKInput(_Input):
+    """Trials in the order the job finished them."""
+
+    trials: list[Trial]
+
+
+@dataclass(frozen=True)
+class Surface:
+    name: str
+    summary: str
+    input_model: type[BaseModel]
+    output: str  # the output's shape, in words
+    spec: str  # the section of the scoring spec it checks
+    policy: NanPolicy = NanPolicy.ANY
+    tags: tuple[str, ...] = field(default=())
+
+    def validate_input(self, value: Any) -> None:
+        """Raise pydantic.ValidationError when ``value`` is not an input of this surface."""
+        self.input_model.model_validate(value)
+
+
+SURFACES: dict[str, Surface] = {}
+
+
+def register(surface: Surface) -> Surface:
+    if surface.name in SURFACES:
+        raise ValueError(f"surface {surface.name!r} is declared twice")
+    SURFACES[surface.name] = surface
+    return surface
+
+
+def get(name: str) -> Surface:
+    try:
+        return SURFACES[name]
+    except KeyError:
+        raise KeyError(f"unknown surface {name!r}; known: {', '.join(sorted(SURFACES))}") from None
+
+
+register(Surface(
+    name="reward.parse",
+    summary="reward.txt / reward.json bytes to the rewards dict a trial holds",
+    input_model=VerifierDir,
+    output="dict[str, float | int] | None, or the exception raised",
+    spec="seed-003 §1-§2",
+))
+register(Surface(
+    name="metric.compute",
+    summary="a dataset metric (mean, max, min, sum) over per-trial reward dicts",
+    input_model=MetricComputeInput,
+    output="dict[str, float | int], or the exception raised",
+    spec="seed-003 §3",
+))
+register(Surface(
+    name="pass_at_k",
+    summary="pass@k per evals key from a list of trials",
+    input_model=PassAtKInput,
+    output="dict[evals_key, dict[int k, float]]",
+    spec="seed-003 §4",
+))

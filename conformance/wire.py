@@ -1,0 +1,134 @@
+"""Lossless values on the wire.
+
+Standard library only: the oracle adapter loads this file by path inside the
+oracle's own virtualenv, where the harness and its dependencies are absent.
+
+Every JSON object on the wire is a one-key tag, so nothing is left to a JSON
+parser's idea of numbers:
+
+    null, true, false, "text"      None, bool, str (as JSON has them)
+    [v, ...]                       list
+    {"int": "-12"}                 int of any size, in decimal
+    {"float": "3ff0000000000000"}  float by its IEEE-754 binary64 bits (16 hex digits)
+    {"bytes": "MQo="}              bytes, standard base64
+    {"dict": [[k, v], ...]}        dict, in insertion order; keys are values too
+
+Floats travel as bits so -0.0, every NaN payload, infinities and subnormals
+survive any language's JSON library.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import struct
+from typing import Any
+
+WIRE_VERSION = 1
+TAGS = ("int", "float", "bytes", "dict")
+
+
+class WireError(ValueError):
+    """A JSON value that is not a well-formed wire value."""
+
+
+def float_to_bits(value: float) -> int:
+    return struct.unpack("<Q", struct.pack("<d", value))[0]
+
+
+def bits_to_float(bits: int) -> float:
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+def float_to_hex(value: float) -> str:
+    return format(float_to_bits(value), "016x")
+
+
+def hex_to_float(text: str) -> float:
+    if len(text) != 16:
+        raise WireError(f"float bits must be 16 hex digits, got {text!r}")
+    try:
+        return bits_to_float(int(text, 16))
+    except ValueError:
+        raise WireError(f"float bits must be 16 hex digits, got {text!r}") from None
+
+
+def encode(value: Any) -> Any:
+    """Python value -> JSON-ready wire value."""
+    # bool before int: bool is a subclass of int and must stay distinct.
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return {"int": str(int(value))}
+    if isinstance(value, float):
+        return {"float": float_to_hex(value)}
+    if isinstance(value, (bytes, bytearray)):
+        return {"bytes": base64.b64encode(bytes(value)).decode("ascii")}
+    if isinstance(value, (list, tuple)):
+        return [encode(item) for item in value]
+    if isinstance(value, dict):
+        return {"dict": [[encode(k), encode(v)] for k, v in value.items()]}
+    raise WireError(f"no wire form for {type(value).__name__}")
+
+
+def decode(value: Any) -> Any:
+    """JSON wire value -> Python value; raises WireError on anything malformed."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, list):
+        return [decode(item) for item in value]
+    if not isinstance(value, dict):
+        # Bare JSON numbers are refused: they are exactly what the tags replace.
+        raise WireError(f"bare JSON number {value!r}; use an int or float tag")
+    if len(value) != 1:
+        raise WireError(f"a wire object has exactly one tag key, got {sorted(value)}")
+    ((tag, body),) = value.items()
+    if tag == "int":
+        if not isinstance(body, str):
+            raise WireError("int tag takes a decimal string")
+        try:
+            return int(body, 10)
+        except ValueError:
+            raise WireError(f"int tag takes a decimal string, got {body!r}") from None
+    if tag == "float":
+        if not isinstance(body, str):
+            raise WireError("float tag takes 16 hex digits")
+        return hex_to_float(body)
+    if tag == "bytes":
+        if not isinstance(body, str):
+            raise WireError("bytes tag takes a base64 string")
+        try:
+            return base64.b64decode(body, validate=True)
+        except ValueError:
+            raise WireError(f"bytes tag takes a base64 string, got {body!r}") from None
+    if tag == "dict":
+        if not isinstance(body, list):
+            raise WireError("dict tag takes a list of [key, value] pairs")
+        out: dict[Any, Any] = {}
+        for pair in body:
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise WireError("dict tag takes a list of [key, value] pairs")
+            key = decode(pair[0])
+            try:
+                out[key] = decode(pair[1])
+            except TypeError:
+                raise WireError(f"unhashable dict key {key!r}") from None
+        return out
+    raise WireError(f"unknown wire tag {tag!r}; known tags: {', '.join(TAGS)}")
+
+
+def dumps(message: dict[str, Any]) -> str:
+    """One protocol message as one line (no NaN tokens: floats are tags)."""
+    return json.dumps(message, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+
+
+def _no_constants(token: str) -> Any:
+    raise WireError(f"bare JSON constant {token} is not a wire value")
+
+
+def loads(line: str | bytes) -> Any:
+    """Parse one protocol line; NaN/Infinity tokens are refused."""
+    try:
+        return json.loads(line, parse_constant=_no_constants)
+    except json.JSONDecodeError as e:
+        raise WireError(f"not JSON: {e}") from None

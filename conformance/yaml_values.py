@@ -1,0 +1,149 @@
+"""YAML for case files: safe loading, explicit tags for lossless values, and a lint.
+
+No float is ever left to the YAML loader (PyYAML reads ``1e3`` as a string and
+``1.0e3`` as a float; YAML 1.1 reads ``012`` as octal and ``on`` as true), so
+case files spell values with tags:
+
+    !float 0.5          a float from a decimal literal, inf, -inf, nan, -nan
+    !float bits:7ff8000000000001   a float by its 16 hex digit bit pattern
+    !bytes "1\\n"        the UTF-8 bytes of a string
+    !hex "ef bb bf 31"   bytes by hex digits (spaces ignored)
+
+Plain ints are allowed in canonical decimal form only; plain booleans only as
+``true``/``false``. :func:`lint` finds every plain scalar that breaks this.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import yaml
+
+from conformance.wire import bits_to_float
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_SPECIAL = {"inf": "inf", "+inf": "inf", "-inf": "-inf", "nan": "nan", "+nan": "nan", "-nan": "-nan"}
+_BITS = re.compile(r"bits:([0-9a-fA-F]{16})")
+_CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+
+
+class CaseLoader(yaml.SafeLoader):
+    """SafeLoader plus the value tags; it can construct nothing executable."""
+
+
+def parse_float_literal(text: str) -> float:
+    text = text.strip()
+    if (m := _BITS.fullmatch(text)) is not None:
+        return bits_to_float(int(m.group(1), 16))
+    if text.lower() in _SPECIAL:
+        return float(_SPECIAL[text.lower()])
+    if _DECIMAL.fullmatch(text):
+        return float(text)
+    raise ValueError(
+        f"!float takes a decimal literal, inf, -inf, nan, -nan or bits:<16 hex digits>, got {text!r}"
+    )
+
+
+def _construct(parse):
+    def constructor(loader: yaml.SafeLoader, node: yaml.Node):
+        if not isinstance(node, yaml.ScalarNode):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{node.tag} takes a scalar", node.start_mark
+            )
+        try:
+            return parse(loader.construct_scalar(node))
+        except ValueError as e:
+            raise yaml.constructor.ConstructorError(None, None, str(e), node.start_mark) from None
+
+    return constructor
+
+
+def _hex(text: str) -> bytes:
+    return bytes.fromhex("".join(text.split()))
+
+
+CaseLoader.add_constructor("!float", _construct(parse_float_literal))
+CaseLoader.add_constructor("!bytes", _construct(lambda text: text.encode("utf-8")))
+CaseLoader.add_constructor("!hex", _construct(_hex))
+
+
+@dataclass(frozen=True)
+class LintProblem:
+    line: int  # 1-based
+    message: str
+
+
+def lint(node: yaml.Node) -> list[LintProblem]:
+    """Plain scalars that the YAML loader would turn into a float or an ambiguous value."""
+    problems: list[LintProblem] = []
+    stack = [node]
+    seen: set[int] = set()
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.MappingNode):
+            for key, value in current.value:
+                stack.extend((key, value))
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
+        elif isinstance(current, yaml.ScalarNode) and current.style is None:
+            line = current.start_mark.line + 1
+            if current.tag == "tag:yaml.org,2002:float":
+                problems.append(LintProblem(
+                    line, f"plain {current.value!r} would be a float chosen by the YAML loader; "
+                          f"write !float {current.value}"))
+            elif current.tag == "tag:yaml.org,2002:int" and not _CANONICAL_INT.fullmatch(current.value):
+                problems.append(LintProblem(
+                    line, f"plain {current.value!r} is not a canonical decimal int; "
+                          f"write it in decimal or quote it"))
+            elif current.tag == "tag:yaml.org,2002:bool" and current.value not in ("true", "false"):
+                problems.append(LintProblem(
+                    line, f"plain {current.value!r} is a YAML 1.1 boolean; write true/false or quote it"))
+            elif current.tag == "tag:yaml.org,2002:str" and _DECIMAL.fullmatch(current.value):
+                problems.append(LintProblem(
+                    line, f"plain {current.value!r} reads as a string but looks like a number; "
+                          f"write !float {current.value} or quote it"))
+    problems.sort(key=lambda p: p.line)
+    return problems
+
+
+def _float_literal(value: float) -> str:
+    import math
+
+    from conformance.wire import float_to_bits
+
+    if math.isnan(value):
+        return "nan" if float_to_bits(value) == float_to_bits(float("nan")) else f"bits:{float_to_bits(value):016x}"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(value)
+
+
+def render(value) -> str:
+    """A value in case-file YAML (flow style, tags for floats and bytes)."""
+    import json
+
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"!float {_float_literal(value)}"
+    if isinstance(value, bytes):
+        try:
+            text = value.decode("utf-8")
+        except UnicodeDecodeError:
+            return f'!hex "{value.hex(" ")}"'
+        return f"!bytes {json.dumps(text)}"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(render(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{render(k)}: {render(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"no case-file form for {type(value).__name__}")

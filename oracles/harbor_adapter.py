@@ -1,0 +1,179 @@
+"""The harbor oracle: harbor's own scoring code behind the candidate protocol.
+
+Runs inside a cached virtualenv holding one harbor release (see
+``conformance.oracle_env``), started as
+
+    <venv>/bin/python -I -X utf8 harbor_adapter.py <path to conformance/wire.py>
+
+Nothing of harbor is re-implemented here: each surface builds harbor's own
+objects and calls harbor's own functions; an exception harbor raises is the
+output (``raised``), never a failure of the adapter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import importlib.util
+import platform
+import shutil
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable
+
+from harbor.metrics.factory import MetricFactory
+from harbor.models.metric.config import MetricConfig
+from harbor.models.task.config import TaskOS
+from harbor.models.task.task import Task
+from harbor.models.trial.config import TaskConfig as TrialTaskConfig
+from harbor.models.trial.config import TrialConfig
+from harbor.models.trial.paths import TrialPaths
+from harbor.models.trial.result import AgentInfo, ModelInfo, TrialResult
+from harbor.models.verifier.result import VerifierResult
+from harbor.utils.pass_at_k import compute_pass_at_k_by_evals
+from harbor.verifier.verifier import Verifier
+
+
+def _load_wire(path: str):
+    spec = importlib.util.spec_from_file_location("conformance_wire", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+wire = _load_wire(sys.argv[1])
+
+HARBOR_VERSION = importlib.metadata.version("harbor")
+
+
+class _Sandbox:
+    """The environment a Verifier talks to: files are already in place, exec does nothing."""
+
+    os = TaskOS.LINUX
+    capabilities = SimpleNamespace(mounted=True)
+
+    async def exec(self, command: str, **_: Any) -> None:
+        return None
+
+    async def upload_dir(self, source_dir: Any, target_dir: Any) -> None:
+        return None
+
+
+class RewardParse:
+    """reward.parse through ``Verifier.verify()`` of a real Task and TrialPaths."""
+
+    def __init__(self, workdir: Path) -> None:
+        task_dir = workdir / "task"
+        (task_dir / "tests").mkdir(parents=True)
+        (task_dir / "task.toml").write_text('version = "1.0"\n')
+        (task_dir / "instruction.md").write_text("conformance\n")
+        (task_dir / "tests" / "test.sh").write_text("#!/bin/sh\n")
+        self.paths = TrialPaths(workdir / "trial")
+        self.paths.verifier_dir.mkdir(parents=True)
+        self.verifier = Verifier(task=Task(task_dir), trial_paths=self.paths, environment=_Sandbox())
+        self.loop = asyncio.new_event_loop()
+
+    def __call__(self, verifier_dir: dict[str, Any]) -> Any:
+        for name, path in (("reward_txt", self.paths.reward_text_path),
+                           ("reward_json", self.paths.reward_json_path)):
+            path.unlink(missing_ok=True)
+            if verifier_dir.get(name) is not None:
+                path.write_bytes(verifier_dir[name])
+        return self.loop.run_until_complete(self.verifier.verify()).rewards
+
+
+def metric_compute(request: dict[str, Any]) -> Any:
+    config = MetricConfig.model_validate(request["metric"])
+    metric = MetricFactory.create_metric(config.type, **config.kwargs)
+    return metric.compute(request["rewards"])
+
+
+def _trial_result(index: int, trial: dict[str, Any]) -> TrialResult:
+    model = trial.get("model")
+    rewards = trial.get("rewards")
+    return TrialResult(
+        task_name=trial["task_name"],
+        trial_name=f"trial-{index}",
+        trial_uri=f"file:///trials/trial-{index}",
+        task_id={"path": trial["task_name"]},
+        source=trial.get("source"),
+        task_checksum="0",
+        config=TrialConfig(task=TrialTaskConfig(path=Path(trial["task_name"]))),
+        agent_info=AgentInfo(
+            name=trial["agent"], version="1.0",
+            model_info=ModelInfo(name=model) if model is not None else None,
+        ),
+        verifier_result=VerifierResult(rewards=rewards) if rewards is not None else None,
+    )
+
+
+def pass_at_k(request: dict[str, Any]) -> Any:
+    results = [_trial_result(i, t) for i, t in enumerate(request["trials"])]
+    return compute_pass_at_k_by_evals(results)
+
+
+class Adapter:
+    def __init__(self, workdir: Path) -> None:
+        self.surfaces: dict[str, Callable[[Any], Any]] = {
+            "reward.parse": RewardParse(workdir / "reward.parse"),
+            "metric.compute": metric_compute,
+            "pass_at_k": pass_at_k,
+        }
+
+    def started(self, request: dict[str, Any]) -> dict[str, Any]:
+        deps = {name: importlib.metadata.version(name) for name in ("harbor", "pydantic", "pydantic-core")}
+        deps["python"] = platform.python_version()
+        return {
+            "protocol": request.get("protocol", 1),
+            "implementation": {
+                "name": "harbor",
+                "version": HARBOR_VERSION,
+                "language": "python",
+                "homepage": "https://pypi.org/project/harbor/",
+                "surfaces": sorted(self.surfaces),
+                "dependencies": deps,
+            },
+        }
+
+    def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        seq = request.get("seq")
+        surface = self.surfaces.get(request.get("surface"))
+        if surface is None:
+            return {"seq": seq, "skipped": {"reason": f"harbor {HARBOR_VERSION} adapter has no {request.get('surface')!r}"}}
+        try:
+            value = wire.decode(request.get("input"))
+        except wire.WireError as e:
+            return {"seq": seq, "errored": {"message": f"undecodable input: {e}"}}
+        try:
+            output = surface(value)
+        except Exception as e:  # harbor's exception is the behaviour under test
+            return {"seq": seq, "raised": {"type": type(e).__name__, "message": str(e)}}
+        try:
+            return {"seq": seq, "output": wire.encode(output)}
+        except Exception as e:
+            return {"seq": seq, "errored": {"message": str(e), "traceback": traceback.format_exc()}}
+
+
+def main() -> None:
+    workdir = Path(tempfile.mkdtemp(prefix="harbor-oracle-"))
+    try:
+        adapter = Adapter(workdir)
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            request = wire.loads(line)
+            cmd = request.get("cmd")
+            if cmd == "stop":
+                break
+            reply = adapter.started(request) if cmd == "start" else adapter.run(request)
+            sys.stdout.write(wire.dumps(reply) + "\n")
+            sys.stdout.flush()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -187,7 +187,7 @@ def load_file(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
         errors.append(CaseError(path, 1, None, f"a {parsed.surface} case file belongs in cases/{parsed.surface}/"))
     surface = surfaces.get(parsed.surface)
     loaded = []
-    for case, (line, _, _, _) in zip(parsed.cases, nodes):
+    for case, (line, _, _, _) in zip(parsed.cases, nodes, strict=False):
         if case.surface != parsed.surface:
             errors.append(CaseError(path, line, case.id, f"id must start with {parsed.surface}::"))
         try:

@@ -112,7 +112,7 @@ def classify_floats(expected: float, actual: float, policy: NanPolicy) -> Mismat
 class _Float:
     """A float as deepdiff should see it: equal only per the policy."""
 
-    __slots__ = ("value", "key")
+    __slots__ = ("key", "value")
 
     def __init__(self, value: float, policy: NanPolicy) -> None:
         self.value = value
@@ -185,7 +185,7 @@ def _key_order(expected: Any, actual: Any, path: str, out: list[Mismatch]) -> No
         for key in expected.keys() & actual.keys():
             _key_order(expected[key], actual[key], f"{path}[{key!r}]", out)
     elif isinstance(expected, list) and isinstance(actual, list):
-        for i, (e, a) in enumerate(zip(expected, actual)):
+        for i, (e, a) in enumerate(zip(expected, actual, strict=False)):
             _key_order(e, a, f"{path}[{i}]", out)
 
 

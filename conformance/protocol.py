@@ -19,7 +19,6 @@ PROTOCOL_VERSION = 1
 
 # A wire value (see conformance.wire); structurally checked by wire.decode.
 WIRE_VALUE_SCHEMA: dict[str, Any] = {
-    "$id": "wire-value",
     "description": "A lossless value: null, boolean, string, array of values, or one-key tag object.",
     "anyOf": [
         {"type": ["null", "boolean", "string"]},
@@ -39,7 +38,21 @@ WIRE_VALUE_SCHEMA: dict[str, Any] = {
 
 
 def _wire_value_field(description: str) -> Any:
-    return Field(description=description, json_schema_extra={"$ref": "#/$defs/WireValue"})
+    return Field(description=description)
+
+
+def _point_at_wire_value(schema: Any) -> None:
+    """Make every ``input``/``output`` property a reference to the WireValue definition."""
+    if isinstance(schema, dict):
+        for name in ("input", "output"):
+            prop = schema.get("properties", {}).get(name)
+            if prop is not None:
+                schema["properties"][name] = {"$ref": "#/$defs/WireValue", "description": prop.get("description", "")}
+        for value in schema.values():
+            _point_at_wire_value(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            _point_at_wire_value(value)
 
 
 class _Message(BaseModel):
@@ -65,7 +78,7 @@ class Stop(_Message):
     cmd: Literal["stop"]
 
 
-Request = Annotated[Union[Start, Run, Stop], Field(discriminator="cmd")]
+Request = Annotated[Start | Run | Stop, Field(discriminator="cmd")]
 
 
 # -- candidate -> harness ----------------------------------------------------
@@ -137,6 +150,7 @@ def schemas() -> dict[str, dict[str, Any]]:
         "run-reply": RUN_REPLY_ADAPTER,
     }.items():
         schema = adapter.json_schema()
+        _point_at_wire_value(schema)
         schema.setdefault("$defs", {})["WireValue"] = WIRE_VALUE_SCHEMA
         schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
         schema["title"] = f"harbor-conformance protocol {PROTOCOL_VERSION}: {name}"

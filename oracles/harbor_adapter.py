@@ -20,9 +20,10 @@ import shutil
 import sys
 import tempfile
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable
+from typing import Any
 
 from harbor.metrics.factory import MetricFactory
 from harbor.models.metric.config import MetricConfig

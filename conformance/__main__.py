@@ -1,0 +1,3 @@
+from conformance.cli import main
+
+main()

@@ -1,0 +1,241 @@
+"""The ``conformance`` command.
+
+Exit status: 0 everything conforms, 1 something diverges, 2 a usage or
+configuration error (bad spec, broken corpus, no oracle environment).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from conformance import cases as case_corpus
+from conformance import surfaces
+from conformance.compare import NanPolicy
+from conformance.connect import DEFAULT_TIMEOUT, ConnectError, connect
+from conformance.oracle_env import OracleSetupError
+from conformance.report import ReportWriter, Tally, header, read
+from conformance.runner import OUTCOMES, Oracle, run_cases
+
+DEFAULT_ORACLE = "harbor==0.13.1"
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.splitlines()[0])
+cases_app = typer.Typer(no_args_is_help=True, help="Inspect and check the case corpus.")
+app.add_typer(cases_app, name="cases")
+console = Console(stderr=True)
+out = Console()
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+    return typer.Exit(code)
+
+
+def _slug(spec: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", spec).strip("_") or "candidate"
+
+
+def _load(root: Path):
+    loaded, errors = case_corpus.check_corpus(root)
+    if errors:
+        for error in errors:
+            console.print(str(error), markup=False, highlight=False)
+        raise _fail(f"{len(errors)} problem(s) in the case corpus at {root}; `conformance cases check` lists them") from None
+    return loaded
+
+
+def _table(tally: Tally, title: str) -> Table:
+    table = Table(title=title)
+    table.add_column("surface")
+    for name in ("cases", *OUTCOMES):
+        table.add_column(name, justify="right")
+    for surface, counts in sorted(tally.by_surface.items()):
+        total = sum(counts.values())
+        table.add_row(surface, str(total), *(str(counts.get(n, 0)) or "" for n in OUTCOMES))
+    table.add_row("[b]all[/b]", str(tally.total), *(str(tally.outcomes.get(n, 0)) for n in OUTCOMES))
+    return table
+
+
+def _print_problems(records: list[dict], limit: int = 40) -> None:
+    shown = 0
+    for record in records:
+        if record["outcome"] == "pass" and record.get("recording") != "stale":
+            continue
+        shown += 1
+        if shown > limit:
+            out.print("... and more; see the report", highlight=False)
+            break
+        out.print(f"[b]{record['outcome'].upper()}[/b] {record['id']}", highlight=False)
+        for m in record.get("mismatches", []):
+            extra = f" ulps={m['ulps']}" if "ulps" in m else ""
+            bits = f" bits {m['expected_bits']} vs {m['actual_bits']}" if "expected_bits" in m else ""
+            out.print(f"    {m['cls']} at {m['path']}: oracle {m['expected']} / candidate {m['actual']}{extra}{bits}",
+                      highlight=False, markup=False)
+        if record.get("recording") == "stale":
+            out.print("    the live oracle disagrees with the case's recorded result:", highlight=False)
+            for m in record.get("recording_mismatches", []):
+                out.print(f"    {m['cls']} at {m['path']}: recorded {m['expected']} / oracle {m['actual']}",
+                          highlight=False, markup=False)
+        if record.get("detail"):
+            out.print("    " + record["detail"].strip().replace("\n", "\n    ")[:2000], highlight=False, markup=False)
+
+
+@app.command()
+def certify(
+    candidate: Annotated[str, typer.Option("--candidate", "-c", help="reference, module:attr, exec:COMMAND, harbor==X or an entry-point name.")] = "reference",
+    oracle: Annotated[str, typer.Option(help="harbor==VERSION (live), or 'recorded' to use the corpus's recordings.")] = DEFAULT_ORACLE,
+    surface: Annotated[list[str] | None, typer.Option("--surface", "-s", help="Only these surfaces (repeatable).")] = None,
+    case: Annotated[list[str] | None, typer.Option("--case", "-k", help="Only case ids matching this glob (repeatable).")] = None,
+    report: Annotated[Path | None, typer.Option(help="Where to write the JSONL report [default: reports/<candidate>.jsonl].")] = None,
+    cases_root: Annotated[Path | None, typer.Option("--cases", help="The case corpus folder.")] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds a candidate may take per request.")] = DEFAULT_TIMEOUT,
+    nan_policy: Annotated[NanPolicy | None, typer.Option(help="Override every surface's NaN policy.")] = None,
+) -> None:
+    """Certify a candidate against the oracle on every applicable case."""
+    for name in surface or []:
+        if name not in surfaces.SURFACES:
+            raise _fail(f"unknown surface {name!r}; known: {', '.join(sorted(surfaces.SURFACES))}") from None
+    root = cases_root or case_corpus.default_root()
+    loaded = _load(root)
+    try:
+        oracle_conn = None if oracle == "recorded" else connect(oracle, log=lambda m: console.print(m, highlight=False))
+    except (ConnectError, OracleSetupError) as e:
+        raise _fail(f"oracle {oracle}: {e}") from None
+    harbor_version = oracle_conn.implementation.get("version") if oracle_conn else None
+    selected = case_corpus.select(loaded, surface, harbor_version, case)
+    if not selected:
+        raise _fail("no case selected") from None
+    try:
+        cand = connect(candidate, timeout=timeout)
+    except ConnectError as e:
+        if oracle_conn:
+            oracle_conn.close()
+        raise _fail(str(e)) from None
+    the_oracle = Oracle(oracle_conn)
+    policy_name = nan_policy.value if nan_policy else ", ".join(
+        sorted({f"{s.name}={s.policy.value}" for s in surfaces.SURFACES.values()}))
+    path = report if report is not None else Path("reports") / f"{_slug(candidate)}.jsonl"
+    writer = ReportWriter(path, header(
+        oracle={"spec": the_oracle.spec, "implementation": the_oracle.implementation},
+        candidate={"spec": candidate, "implementation": cand.implementation},
+        nan_policy=policy_name,
+        surfaces=sorted({i.case.surface for i in selected}),
+        cases_root=str(root),
+    ))
+    records = []
+    try:
+        for record in run_cases(selected, cand, the_oracle, nan_policy):
+            writer.record(record)
+            records.append(record.to_json())
+    finally:
+        cand.close()
+        if oracle_conn:
+            oracle_conn.close()
+        footer = writer.close()
+    _print_problems(records)
+    impl = cand.implementation
+    out.print(_table(writer.tally, f"{impl.get('name')} {impl.get('version')} vs {the_oracle.spec}"))
+    verdict = "[green]conforms[/green]" if footer["conforms"] else "[red]does not conform[/red]"
+    out.print(f"{candidate}: {verdict} ({writer.tally.outcomes['pass']}/{writer.tally.total} cases pass); report: {path}")
+    raise typer.Exit(0 if footer["conforms"] else 1)
+
+
+@app.command()
+def summary(report: Path) -> None:
+    """Summarise a JSONL report (even one cut short by a killed run)."""
+    try:
+        data = read(report)
+    except (OSError, ValueError) as e:
+        raise _fail(str(e)) from None
+    tally = Tally()
+    for record in data.records:
+        tally.add(record)
+    _print_problems(data.records)
+    head = data.header or {}
+    cand = head.get("candidate", {}).get("spec", "?")
+    out.print(_table(tally, f"{cand} vs {head.get('oracle', {}).get('spec', '?')}"))
+    if data.footer is None:
+        out.print("[yellow]the report has no footer: the run did not finish[/yellow]")
+    raise typer.Exit(0 if tally.conforms and data.footer is not None else 1)
+
+
+@cases_app.command("list")
+def cases_list(
+    surface: Annotated[list[str] | None, typer.Option("--surface", "-s")] = None,
+    cases_root: Annotated[Path | None, typer.Option("--cases")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per case.")] = False,
+) -> None:
+    """List the cases: id, tags and description."""
+    loaded = _load(cases_root or case_corpus.default_root())
+    for item in case_corpus.select(loaded, surface):
+        c = item.case
+        if as_json:
+            out.print(json.dumps({"id": c.id, "tags": c.tags, "spec": c.spec, "description": c.description,
+                                  "file": str(item.file), "line": item.line}), highlight=False, soft_wrap=True)
+        else:
+            out.print(f"{c.id}\t[{', '.join(c.tags)}]\t{c.description}", highlight=False, markup=False, soft_wrap=True)
+
+
+@cases_app.command("check")
+def cases_check(root: Annotated[Path | None, typer.Argument(help="The corpus folder.")] = None) -> None:
+    """Lint the corpus: schema, unique ids, inputs, and no float left to the YAML loader."""
+    root = root or case_corpus.default_root()
+    loaded, errors = case_corpus.check_corpus(root)
+    for error in errors:
+        out.print(str(error), markup=False, highlight=False, soft_wrap=True)
+    files = len(case_corpus.case_files(root)) if root.is_dir() else 0
+    out.print(f"{len(loaded)} cases in {files} files; {len(errors)} problem(s)", highlight=False)
+    raise typer.Exit(1 if errors else 0)
+
+
+@app.command()
+def schemas(
+    out_dir: Annotated[Path, typer.Option("--out", help="Where the schema files go.")] = Path(__file__).parent / "schemas",
+    check: Annotated[bool, typer.Option(help="Only verify the files are up to date.")] = False,
+) -> None:
+    """Write (or --check) the JSON Schemas of protocol messages and case files."""
+    from conformance.schema_export import all_schemas
+
+    stale = []
+    for name, schema in all_schemas().items():
+        text = json.dumps(schema, indent=2, sort_keys=True) + "\n"
+        target = out_dir / name
+        if check:
+            if not target.is_file() or target.read_text() != text:
+                stale.append(name)
+        else:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+    if stale:
+        raise _fail(f"out-of-date schema files (run `conformance schemas`): {', '.join(stale)}", code=1) from None
+    out.print(f"schemas {'up to date' if check else 'written'} in {out_dir}", highlight=False)
+
+
+@app.command()
+def oracle(harbor: Annotated[str, typer.Option(help="The harbor release.")] = DEFAULT_ORACLE.split("==")[1]) -> None:
+    """Create (or find) the cached virtualenv of a harbor release and print where it is."""
+    from conformance import oracle_env
+
+    try:
+        env = oracle_env.ensure(harbor, log=lambda m: console.print(m, highlight=False))
+    except OracleSetupError as e:
+        raise _fail(str(e)) from None
+    out.print(str(env.root), highlight=False)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+"""Cases as pytest items: ``pytest cases --candidate SPEC [-n auto]``.
+
+Without ``--candidate`` the plugin stays out of the way. With it, every case
+file under the given paths becomes one item per case, run through the same
+:func:`conformance.runner.run_case` as ``conformance certify``. Each
+pytest-xdist worker opens its own oracle and candidate connections.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance import cases as case_corpus
+from conformance import surfaces
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("conformance")
+    group.addoption("--candidate", default=None, help="run the YAML cases against this candidate spec")
+    group.addoption("--oracle", default="harbor==0.13.1", help="harbor==VERSION, or 'recorded'")
+    group.addoption("--candidate-timeout", type=float, default=30.0, help="seconds per request")
+
+
+class _Connections:
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self._candidate = None
+        self._oracle = None
+
+    def candidate(self):
+        from conformance.connect import connect
+
+        if self._candidate is None:
+            self._candidate = connect(self.config.getoption("candidate"),
+                                      timeout=self.config.getoption("candidate_timeout"))
+        return self._candidate
+
+    def oracle(self):
+        from conformance.connect import connect
+        from conformance.runner import Oracle
+
+        if self._oracle is None:
+            spec = self.config.getoption("oracle")
+            self._oracle = Oracle(None if spec == "recorded" else connect(spec))
+        return self._oracle
+
+    def close(self) -> None:
+        if self._candidate is not None:
+            self._candidate.close()
+        if self._oracle is not None and self._oracle.connection is not None:
+            self._oracle.connection.close()
+
+
+_KEY = pytest.StashKey[_Connections]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "conformance_tag(name): a tag of the YAML case")
+    if config.getoption("candidate"):
+        config.stash[_KEY] = _Connections(config)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _KEY in config.stash:
+        config.stash[_KEY].close()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    if not parent.config.getoption("candidate"):
+        return None
+    if file_path.suffix == ".yaml" and file_path.parent.name in surfaces.SURFACES:
+        return CaseFile.from_parent(parent, path=file_path)
+    return None
+
+
+class CaseFile(pytest.File):
+    def collect(self):
+        loaded, errors = case_corpus.load_file(self.path)
+        if errors:
+            raise case_corpus.CorpusError(errors)
+        for item in loaded:
+            yield CaseItem.from_parent(self, name=item.id, loaded=item)
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, loaded: case_corpus.LoadedCase, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.loaded = loaded
+        for tag in loaded.case.tags:
+            self.add_marker(pytest.mark.conformance_tag(tag))
+        self.record = None
+
+    def runtest(self) -> None:
+        from conformance.runner import run_case
+
+        connections = self.config.stash[_KEY]
+        oracle = connections.oracle()
+        version = oracle.implementation.get("version") if oracle.connection else None
+        if not self.loaded.case.applies_to(version):
+            pytest.skip(f"{self.loaded.id} applies to harbor {self.loaded.case.harbor}, the oracle is {version}")
+        self.record = run_case(self.loaded, connections.candidate(), oracle)
+        if self.record.outcome != "pass" or self.record.recording == "stale":
+            raise CaseFailure(self.record)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, CaseFailure):
+            return excinfo.value.describe()
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, self.loaded.line - 1, self.loaded.id
+
+
+class CaseFailure(Exception):
+    def __init__(self, record) -> None:
+        super().__init__(record.id)
+        self.record = record
+
+    def describe(self) -> str:
+        r = self.record
+        lines = [f"{r.id}: {r.outcome}"]
+        for m in r.mismatches:
+            lines.append(f"  {m.cls.value} at {m.path}: oracle {m.expected} / candidate {m.actual}"
+                         + (f" ulps={m.ulps}" if m.ulps is not None else ""))
+        for m in r.recording_mismatches:
+            lines.append(f"  stale recording, {m.cls.value} at {m.path}: recorded {m.expected} / oracle {m.actual}")
+        if r.detail:
+            lines.append("  " + r.detail.strip())
+        return "\n".join(lines)

@@ -1,0 +1,143 @@
+"""The JSONL report: a header, one record per case (flushed as it is written), a footer.
+
+Everything else (terminal table, summaries) is derived from these lines, so a
+report can be re-read and re-summarised later. A run killed midway leaves a
+readable report: every line written is complete.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from conformance import SUITE, __version__
+from conformance.compare import COMPARATOR_VERSION
+from conformance.protocol import PROTOCOL_VERSION
+from conformance.runner import OUTCOMES, CaseRecord
+
+REPORT_VERSION = 1
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def header(
+    *, oracle: dict[str, Any], candidate: dict[str, Any], nan_policy: str, surfaces: list[str],
+    cases_root: str, argv: list[str] | None = None,
+) -> dict[str, Any]:
+    return {
+        "type": "header",
+        "report_version": REPORT_VERSION,
+        "suite": SUITE,
+        "suite_version": __version__,
+        "protocol": PROTOCOL_VERSION,
+        "comparator": COMPARATOR_VERSION,
+        "nan_policy": nan_policy,
+        "oracle": oracle,
+        "candidate": candidate,
+        "surfaces": surfaces,
+        "cases_root": cases_root,
+        "python": platform.python_version(),
+        "argv": argv if argv is not None else sys.argv,
+        "started_at": _now(),
+    }
+
+
+@dataclass
+class Tally:
+    """Counts per outcome, overall and per surface."""
+
+    outcomes: Counter = field(default_factory=Counter)
+    by_surface: dict[str, Counter] = field(default_factory=dict)
+    stale_recordings: list[str] = field(default_factory=list)
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.outcomes[record["outcome"]] += 1
+        self.by_surface.setdefault(record["surface"], Counter())[record["outcome"]] += 1
+        if record.get("recording") == "stale":
+            self.stale_recordings.append(record["id"])
+
+    @property
+    def total(self) -> int:
+        return sum(self.outcomes.values())
+
+    @property
+    def conforms(self) -> bool:
+        return self.total > 0 and self.outcomes["pass"] == self.total and not self.stale_recordings
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "outcomes": {name: self.outcomes.get(name, 0) for name in OUTCOMES},
+            "by_surface": {s: {n: c.get(n, 0) for n in OUTCOMES} for s, c in sorted(self.by_surface.items())},
+            "stale_recordings": self.stale_recordings,
+            "conforms": self.conforms,
+        }
+
+
+class ReportWriter:
+    def __init__(self, path: Path | None, head: dict[str, Any]) -> None:
+        self.path = path
+        self.tally = Tally()
+        self._handle: IO[str] | None = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = open(path, "w", encoding="utf-8")
+        self._write(head)
+
+    def _write(self, line: dict[str, Any]) -> None:
+        if self._handle is not None:
+            self._handle.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
+            self._handle.flush()
+
+    def record(self, record: CaseRecord) -> None:
+        data = record.to_json()
+        self.tally.add(data)
+        self._write(data)
+
+    def close(self) -> dict[str, Any]:
+        footer = {"type": "footer", "finished_at": _now(), **self.tally.to_json()}
+        self._write(footer)
+        if self._handle is not None:
+            self._handle.close()
+        return footer
+
+
+@dataclass
+class Report:
+    header: dict[str, Any] | None
+    records: list[dict[str, Any]]
+    footer: dict[str, Any] | None
+    truncated: bool = False  # a last line cut short by a killed run
+
+
+def read(path: Path) -> Report:
+    head, records, foot, truncated = None, [], None, False
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines):
+                truncated = True
+                break
+            raise ValueError(f"{path}:{number}: not a JSON line") from None
+        kind = data.get("type")
+        if kind == "header":
+            head = data
+        elif kind == "footer":
+            foot = data
+        elif kind == "case":
+            records.append(data)
+        else:
+            raise ValueError(f"{path}:{number}: unknown line type {kind!r}")
+    return Report(head, records, foot, truncated)

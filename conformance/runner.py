@@ -1,0 +1,153 @@
+"""Running cases: one input to the oracle and to the candidate, one outcome.
+
+Outcomes:
+    pass            the candidate's result conforms to the oracle's
+    fail            it does not (the record lists every mismatch)
+    error           the candidate answered ``errored`` (or the oracle could not answer)
+    crash           the candidate process died (it is restarted for the next case)
+    timeout         no reply in time (the process is killed and restarted)
+    protocol-error  the reply was not a valid protocol message
+    skip            the candidate declined the surface; counts against conformance
+
+Both pytest and ``conformance certify`` go through :func:`run_case`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance import surfaces, wire
+from conformance.cases import LoadedCase
+from conformance.compare import Mismatch, NanPolicy, Result, compare
+from conformance.connect import Connection, Reply
+
+CONFORMING = frozenset({"pass"})
+OUTCOMES = ("pass", "fail", "error", "crash", "timeout", "protocol-error", "skip")
+
+
+@dataclass
+class CaseRecord:
+    id: str
+    surface: str
+    outcome: str
+    oracle: dict[str, Any] | None = None  # {"output": wire} | {"raised": name}
+    candidate: dict[str, Any] | None = None
+    mismatches: list[Mismatch] = field(default_factory=list)
+    detail: str = ""
+    recording: str | None = None  # "agrees" | "stale" | "missing" when a live oracle ran
+    recording_mismatches: list[Mismatch] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def conforms(self) -> bool:
+        return self.outcome in CONFORMING
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": "case", "id": self.id, "surface": self.surface, "outcome": self.outcome}
+        for name in ("oracle", "candidate", "recording"):
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name)
+        if self.mismatches:
+            data["mismatches"] = [m.to_json() for m in self.mismatches]
+        if self.recording_mismatches:
+            data["recording_mismatches"] = [m.to_json() for m in self.recording_mismatches]
+        if self.detail:
+            data["detail"] = self.detail
+        data["seconds"] = round(self.seconds, 6)
+        return data
+
+
+def result_json(result: Result) -> dict[str, Any]:
+    if result.raised is not None:
+        return {"raised": result.raised}
+    return {"output": wire.encode(result.value)}
+
+
+def _as_result(reply: Reply) -> Result | None:
+    if reply.kind == "output":
+        return Result.of_value(reply.value)
+    if reply.kind == "raised":
+        return Result.of_raised(reply.value)
+    return None
+
+
+class Oracle:
+    """The oracle's side: a live connection, or the corpus's recordings."""
+
+    def __init__(self, connection: Connection | None) -> None:
+        self.connection = connection
+
+    @property
+    def spec(self) -> str:
+        return self.connection.spec if self.connection else "recorded"
+
+    @property
+    def implementation(self) -> dict[str, Any]:
+        if self.connection:
+            return self.connection.implementation
+        return {"name": "recorded", "version": "corpus", "language": "yaml", "surfaces": sorted(surfaces.SURFACES)}
+
+
+# Sequence numbers only need to be unique per connection; one counter serves all.
+_SEQ = itertools.count(1)
+
+
+def run_case(
+    item: LoadedCase,
+    candidate: Connection,
+    oracle: Oracle,
+    policy: NanPolicy | None = None,
+) -> CaseRecord:
+    case = item.case
+    surface = surfaces.get(case.surface)
+    policy = policy or surface.policy
+    started = time.perf_counter()
+    input_wire = wire.encode(case.input)
+    record = CaseRecord(case.id, case.surface, "pass")
+
+    recorded = case.expect.result() if case.expect is not None else None
+    if oracle.connection is None:
+        expected = recorded
+        if expected is None:
+            record.outcome, record.detail = "skip", "no recorded oracle result and no live oracle"
+            return record
+    else:
+        oracle_reply = oracle.connection.run(next(_SEQ), case.surface, input_wire)
+        expected = _as_result(oracle_reply)
+        if expected is None:
+            record.outcome = "error"
+            record.detail = f"oracle {oracle_reply.kind}: {oracle_reply.detail}"
+            record.seconds = time.perf_counter() - started
+            return record
+        if recorded is None:
+            record.recording = "missing"
+        else:
+            record.recording_mismatches = compare(recorded, expected, policy)
+            record.recording = "stale" if record.recording_mismatches else "agrees"
+    record.oracle = result_json(expected)
+
+    reply = candidate.run(next(_SEQ), case.surface, input_wire)
+    actual = _as_result(reply)
+    if actual is None:
+        record.outcome = {"errored": "error", "skipped": "skip"}.get(reply.kind, reply.kind)
+        record.detail = reply.detail
+    else:
+        record.candidate = result_json(actual)
+        record.mismatches = compare(expected, actual, policy)
+        record.outcome = "fail" if record.mismatches else "pass"
+    record.seconds = time.perf_counter() - started
+    return record
+
+
+def run_cases(
+    items: Iterable[LoadedCase],
+    candidate: Connection,
+    oracle: Oracle,
+    policy: NanPolicy | None = None,
+) -> Iterator[CaseRecord]:
+    for item in items:
+        yield run_case(item, candidate, oracle, policy)

@@ -1,0 +1,30 @@
+"""Every JSON Schema the suite publishes, generated from its pydantic models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance import protocol, surfaces
+from conformance.cases import CaseFile
+
+VALUE_TAGS_NOTE = (
+    "Values in case files use YAML tags: !float (decimal, inf, -inf, nan, -nan or "
+    "bits:<16 hex digits>), !bytes (UTF-8 of a string), !hex (bytes by hex digits). "
+    "This schema describes the file after those tags are constructed."
+)
+
+
+def all_schemas() -> dict[str, dict[str, Any]]:
+    out = dict(protocol.schemas())
+    case_file = CaseFile.model_json_schema()
+    case_file["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    case_file["title"] = "harbor-conformance case file"
+    case_file["description"] = VALUE_TAGS_NOTE
+    out["case-file.json"] = case_file
+    for surface in surfaces.SURFACES.values():
+        schema = surface.input_model.model_json_schema()
+        schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+        schema["title"] = f"{surface.name} input"
+        schema["description"] = f"{surface.summary}. Output: {surface.output}."
+        out[f"input-{surface.name}.json"] = schema
+    return out

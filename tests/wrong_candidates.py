@@ -1,0 +1,129 @@
+"""Deliberately wrong candidates: the reference with exactly one bug each.
+
+Each is a plausible mistake of a real re-implementation. The suite must catch
+every one, with the mismatch class named in ``CAUGHT_AS``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from conformance.reference import candidate as reference
+from conformance.reference import metrics, pass_at_k, reward_files
+from conformance.reference.cpython_sum import cpython312_sum
+
+
+def _metric_with(aggregates: dict):
+    def compute(request: dict) -> dict:
+        config = request["metric"]
+        kind = config.get("type", "mean")
+        if kind in aggregates and not config.get("kwargs"):
+            return metrics.aggregate_reward_dicts(request["rewards"], kind, aggregates[kind])
+        return metrics.compute(request)
+
+    return compute
+
+
+# 1. The mean through math.fsum (correctly rounded, but not what CPython's sum does).
+mean_fsum = reference.derive("wrong-mean-fsum", **{
+    "metric.compute": _metric_with({"mean": lambda values: math.fsum(values) / len(values)}),
+})
+
+
+def _naive_sum(values):
+    total = 0
+    for value in values:
+        total += value
+    return total
+
+
+# 2. Left-to-right addition, as the prose spec describes sum(); Python 3.12 compensates.
+sum_naive = reference.derive("wrong-sum-naive", **{
+    "metric.compute": _metric_with({"sum": _naive_sum, "mean": lambda v: _naive_sum(v) / len(v)}),
+})
+
+
+def _txt_first(verifier_dir: dict):
+    if verifier_dir.get("reward_txt") is not None:
+        return reward_files.validate_rewards(reward_files.parse_reward_text(verifier_dir["reward_txt"]))
+    return reward_files.parse(verifier_dir)
+
+
+# 3. reward.txt read before reward.json.
+txt_before_json = reference.derive("wrong-txt-before-json", **{"reward.parse": _txt_first})
+
+
+def _strip_empty(verifier_dir: dict):
+    for name in ("reward_json", "reward_txt"):
+        data = verifier_dir.get(name)
+        if data is not None and not data.strip():
+            raise reward_files.RewardFileEmptyError(f"Reward file is empty at {name}")
+        if data is not None:
+            break
+    return reward_files.parse(verifier_dir)
+
+
+# 4. Emptiness decided by strip() instead of a zero byte size.
+empty_by_strip = reference.derive("wrong-empty-by-strip", **{"reward.parse": _strip_empty})
+
+
+def _with_pass_at_1(request: dict):
+    result = pass_at_k.compute(request)
+    groups: dict[str, list] = {}
+    for trial in request["trials"]:
+        key = pass_at_k.evals_key(trial["agent"], trial.get("model"), trial.get("source") or "adhoc")
+        groups.setdefault(key, []).append(trial)
+    out = {}
+    for key, values in result.items():
+        tasks: dict[str, list[int]] = {}
+        for trial in groups[key]:
+            rewards = trial["rewards"]
+            tasks.setdefault(trial["task_name"], []).append(0 if rewards is None else int(next(iter(rewards.values()))))
+        k1 = cpython312_sum(pass_at_k.pass_at_k_for_task(len(s), sum(s), 1) for s in tasks.values()) / len(tasks)
+        out[key] = {1: k1, **values}
+    return out
+
+
+# 5. pass@1 included in the k values.
+pass_at_1 = reference.derive("wrong-pass-at-1", pass_at_k=_with_pass_at_1)
+
+
+def _unsigned_zero(value):
+    if isinstance(value, float) and value == 0.0:
+        return 0.0
+    if isinstance(value, dict):
+        return {k: _unsigned_zero(v) for k, v in value.items()}
+    return value
+
+
+# 6. -0.0 turned into 0.0 (a JSON library or a `value or 0.0` that loses the sign).
+negative_zero_lost = reference.derive("wrong-negative-zero", **{
+    "reward.parse": lambda d: _unsigned_zero(reward_files.parse(d)),
+})
+
+
+def _verbatim_json(verifier_dir: dict):
+    data = verifier_dir.get("reward_json")
+    if data is not None:
+        parsed = reward_files.parse_reward_json(data)
+        if parsed is not None and not isinstance(parsed, dict):
+            raise reward_files.ValidationError("rewards should be a dict")
+        return parsed
+    return reward_files.parse(verifier_dir)
+
+
+# 7. reward.json values returned as json.loads made them, without the model's coercion.
+json_verbatim = reference.derive("wrong-json-verbatim", **{"reward.parse": _verbatim_json})
+
+# Each wrong candidate, the surface its bug lives in, and the mismatch class it must be caught with.
+CAUGHT_AS = {
+    "mean_fsum": ("metric.compute", "ulp"),
+    "sum_naive": ("metric.compute", "ulp"),
+    "txt_before_json": ("reward.parse", "missing-key"),
+    "empty_by_strip": ("reward.parse", "error-type"),
+    "pass_at_1": ("pass_at_k", "extra-key"),
+    "negative_zero_lost": ("reward.parse", "sign-of-zero"),
+    "json_verbatim": ("reward.parse", "type"),
+}
+
+

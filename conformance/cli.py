@@ -29,8 +29,8 @@ DEFAULT_ORACLE = "harbor==0.13.1"
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.splitlines()[0])
 cases_app = typer.Typer(no_args_is_help=True, help="Inspect and check the case corpus.")
 app.add_typer(cases_app, name="cases")
-console = Console(stderr=True)
-out = Console()
+console = Console(stderr=True, soft_wrap=True)
+out = Console(soft_wrap=True)
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -53,9 +53,9 @@ def _load(root: Path):
 
 def _table(tally: Tally, title: str) -> Table:
     table = Table(title=title)
-    table.add_column("surface")
+    table.add_column("surface", no_wrap=True, min_width=14)
     for name in ("cases", *OUTCOMES):
-        table.add_column(name, justify="right")
+        table.add_column(name.replace("protocol-error", "protocol"), justify="right", no_wrap=True)
     for surface, counts in sorted(tally.by_surface.items()):
         total = sum(counts.values())
         table.add_row(surface, str(total), *(str(counts.get(n, 0)) or "" for n in OUTCOMES))

@@ -256,10 +256,10 @@ def harbor_argv(harbor_version: str, *, log=lambda message: None) -> list[str]:
 
     env = oracle_env.ensure(harbor_version, log=log)
     adapter = Path(str(resources.files("oracles") / "harbor_adapter.py"))
-    wire_module = Path(wire.__file__).resolve()
+    kit = Path(wire.__file__).resolve().parent
     # -I: nothing from the harness's environment leaks into harbor's;
     # -X utf8: reward files decode as UTF-8 whatever the machine's locale.
-    return [str(env.python), "-I", "-X", "utf8", str(adapter), str(wire_module)]
+    return [str(env.python), "-I", "-X", "utf8", str(adapter), str(kit)]
 
 
 def _in_process_target(spec: str, obj: Any) -> Any:

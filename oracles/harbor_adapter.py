@@ -3,11 +3,14 @@
 Runs inside a cached virtualenv holding one harbor release (see
 ``conformance.oracle_env``), started as
 
-    <venv>/bin/python -I -X utf8 harbor_adapter.py <path to conformance/wire.py>
+    <venv>/bin/python -I -X utf8 harbor_adapter.py <path to the conformance package>
 
-Nothing of harbor is re-implemented here: each surface builds harbor's own
-objects and calls harbor's own functions; an exception harbor raises is the
-output (``raised``), never a failure of the adapter.
+It serves through the suite's own candidate kit (``conformance/candidate.py``
+and ``conformance/wire.py``, standard library only, loaded by path so nothing
+else of the harness enters harbor's environment): the oracle is just another
+candidate. Nothing of harbor is re-implemented here: each surface builds
+harbor's own objects and calls harbor's own functions; an exception harbor
+raises is the output (``raised``), never a failure of the adapter.
 """
 
 from __future__ import annotations
@@ -19,8 +22,7 @@ import platform
 import shutil
 import sys
 import tempfile
-import traceback
-from collections.abc import Callable
+import types
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -38,14 +40,23 @@ from harbor.utils.pass_at_k import compute_pass_at_k_by_evals
 from harbor.verifier.verifier import Verifier
 
 
-def _load_wire(path: str):
-    spec = importlib.util.spec_from_file_location("conformance_wire", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _load_kit(package_dir: str):
+    """Import conformance.wire and conformance.candidate from their files alone."""
+    package = types.ModuleType("conformance")
+    package.__path__ = []  # a namespace of two modules, nothing else of the harness
+    sys.modules["conformance"] = package
+    loaded = []
+    for name in ("wire", "candidate"):
+        spec = importlib.util.spec_from_file_location(f"conformance.{name}", Path(package_dir) / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        setattr(package, name, module)
+        spec.loader.exec_module(module)
+        loaded.append(module)
+    return loaded
 
 
-wire = _load_wire(sys.argv[1])
+wire, kit = _load_kit(sys.argv[1])
 
 HARBOR_VERSION = importlib.metadata.version("harbor")
 
@@ -116,62 +127,20 @@ def pass_at_k(request: dict[str, Any]) -> Any:
     return compute_pass_at_k_by_evals(results)
 
 
-class Adapter:
-    def __init__(self, workdir: Path) -> None:
-        self.surfaces: dict[str, Callable[[Any], Any]] = {
-            "reward.parse": RewardParse(workdir / "reward.parse"),
-            "metric.compute": metric_compute,
-            "pass_at_k": pass_at_k,
-        }
-
-    def started(self, request: dict[str, Any]) -> dict[str, Any]:
-        deps = {name: importlib.metadata.version(name) for name in ("harbor", "pydantic", "pydantic-core")}
-        deps["python"] = platform.python_version()
-        return {
-            "protocol": request.get("protocol", 1),
-            "implementation": {
-                "name": "harbor",
-                "version": HARBOR_VERSION,
-                "language": "python",
-                "homepage": "https://pypi.org/project/harbor/",
-                "surfaces": sorted(self.surfaces),
-                "dependencies": deps,
-            },
-        }
-
-    def run(self, request: dict[str, Any]) -> dict[str, Any]:
-        seq = request.get("seq")
-        surface = self.surfaces.get(request.get("surface"))
-        if surface is None:
-            return {"seq": seq, "skipped": {"reason": f"harbor {HARBOR_VERSION} adapter has no {request.get('surface')!r}"}}
-        try:
-            value = wire.decode(request.get("input"))
-        except wire.WireError as e:
-            return {"seq": seq, "errored": {"message": f"undecodable input: {e}"}}
-        try:
-            output = surface(value)
-        except Exception as e:  # harbor's exception is the behaviour under test
-            return {"seq": seq, "raised": {"type": type(e).__name__, "message": str(e)}}
-        try:
-            return {"seq": seq, "output": wire.encode(output)}
-        except Exception as e:
-            return {"seq": seq, "errored": {"message": str(e), "traceback": traceback.format_exc()}}
+def build(workdir: Path):
+    deps = {name: importlib.metadata.version(name) for name in ("harbor", "pydantic", "pydantic-core")}
+    deps["python"] = platform.python_version()
+    oracle = kit.Candidate("harbor", HARBOR_VERSION, homepage="https://pypi.org/project/harbor/", dependencies=deps)
+    oracle.surface("reward.parse")(RewardParse(workdir / "reward.parse"))
+    oracle.surface("metric.compute")(metric_compute)
+    oracle.surface("pass_at_k")(pass_at_k)
+    return oracle
 
 
 def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="harbor-oracle-"))
     try:
-        adapter = Adapter(workdir)
-        for line in sys.stdin:
-            if not line.strip():
-                continue
-            request = wire.loads(line)
-            cmd = request.get("cmd")
-            if cmd == "stop":
-                break
-            reply = adapter.started(request) if cmd == "start" else adapter.run(request)
-            sys.stdout.write(wire.dumps(reply) + "\n")
-            sys.stdout.flush()
+        build(workdir).serve()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -142,10 +142,12 @@ def _case_nodes(root: yaml.Node) -> list[tuple[int, str | None, int, int]]:
 
 
 def _owner(nodes, line: int) -> str | None:
+    """The id of the case a line belongs to: the last case starting at or before it."""
+    owner = None
     for _, case_id, first, last in nodes:
         if first <= line <= last:
-            return case_id
-    return None
+            owner = case_id
+    return owner
 
 
 def load_file(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:

@@ -108,7 +108,8 @@ def certify(
         oracle_conn = None if oracle == "recorded" else connect(oracle, log=lambda m: console.print(m, highlight=False))
     except (ConnectError, OracleSetupError) as e:
         raise _fail(f"oracle {oracle}: {e}") from None
-    harbor_version = oracle_conn.implementation.get("version") if oracle_conn else None
+    # Recordings were made with the default oracle; its release decides which cases apply.
+    harbor_version = oracle_conn.implementation.get("version") if oracle_conn else DEFAULT_ORACLE.split("==")[1]
     selected = case_corpus.select(loaded, surface, harbor_version, case)
     if not selected:
         raise _fail("no case selected") from None
@@ -171,16 +172,22 @@ def cases_list(
     surface: Annotated[list[str] | None, typer.Option("--surface", "-s")] = None,
     cases_root: Annotated[Path | None, typer.Option("--cases")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per case.")] = False,
+    disagreements: Annotated[bool, typer.Option("--spec-disagrees", help="Only cases where harbor differs from the spec's prose.")] = False,
 ) -> None:
-    """List the cases: id, tags and description."""
+    """List the cases: id, tags, description, and where harbor differs from the prose spec."""
     loaded = _load(cases_root or case_corpus.default_root())
     for item in case_corpus.select(loaded, surface):
+        if as_json and disagreements and not item.case.spec_disagrees:
+            continue
         c = item.case
         if as_json:
             out.print(json.dumps({"id": c.id, "tags": c.tags, "spec": c.spec, "description": c.description,
-                                  "file": str(item.file), "line": item.line}), highlight=False, soft_wrap=True)
-        else:
-            out.print(f"{c.id}\t[{', '.join(c.tags)}]\t{c.description}", highlight=False, markup=False, soft_wrap=True)
+                                  "spec_disagrees": c.spec_disagrees, "file": str(item.file), "line": item.line}),
+                      highlight=False, soft_wrap=True)
+        elif not disagreements or c.spec_disagrees:
+            note = f"\n    differs from the spec: {c.spec_disagrees}" if c.spec_disagrees else ""
+            out.print(f"{c.id}\t[{', '.join(c.tags)}]\t{c.description}{note}", highlight=False, markup=False,
+                      soft_wrap=True)
 
 
 @cases_app.command("check")

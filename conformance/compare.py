@@ -177,16 +177,26 @@ def _float_mismatch(cls: MismatchClass, path: str, e: float, a: float) -> Mismat
     )
 
 
-def _key_order(expected: Any, actual: Any, path: str, out: list[Mismatch]) -> None:
-    """deepdiff ignores dict order; harbor's output order is observable, so check it."""
+def _same_key(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return float_to_bits(a) == float_to_bits(b)
+    return type(a) is type(b)
+
+
+def _keys(expected: Any, actual: Any, path: str, out: list[Mismatch]) -> None:
+    """What deepdiff cannot see of dict keys: their order, and keys equal but of another type (2 vs 2.0)."""
     if isinstance(expected, dict) and isinstance(actual, dict):
         if set(expected) == set(actual) and list(expected) != list(actual):
             out.append(Mismatch(MismatchClass.KEY_ORDER, path, repr(list(expected)), repr(list(actual))))
-        for key in expected.keys() & actual.keys():
-            _key_order(expected[key], actual[key], f"{path}[{key!r}]", out)
+        actual_keys = {key: key for key in actual}
+        for key in expected:
+            if key in actual_keys:
+                if not _same_key(key, actual_keys[key]):
+                    out.append(Mismatch(MismatchClass.TYPE, f"{path} key {key!r}", repr(key), repr(actual_keys[key])))
+                _keys(expected[key], actual[key], f"{path}[{key!r}]", out)
     elif isinstance(expected, list) and isinstance(actual, list):
         for i, (e, a) in enumerate(zip(expected, actual, strict=False)):
-            _key_order(e, a, f"{path}[{i}]", out)
+            _keys(e, a, f"{path}[{i}]", out)
 
 
 def compare_values(expected: Any, actual: Any, policy: NanPolicy = NanPolicy.ANY) -> list[Mismatch]:
@@ -222,7 +232,7 @@ def compare_values(expected: Any, actual: Any, policy: NanPolicy = NanPolicy.ANY
                     out.append(Mismatch(MismatchClass.LENGTH, parent, f"{len(e)} items", f"{len(a)} items"))
             else:  # pragma: no cover - a deepdiff report this comparator does not know
                 out.append(Mismatch(MismatchClass.VALUE, path, _describe(level.t1), _describe(level.t2)))
-    _key_order(expected, actual, "$", out)
+    _keys(expected, actual, "$", out)
     out.sort(key=lambda m: (m.path, m.cls.value))
     return out
 

@@ -28,8 +28,10 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any, Protocol
 
+from pydantic import ValidationError
+
 from conformance import wire
-from conformance.protocol import PROTOCOL_VERSION
+from conformance.protocol import PROTOCOL_VERSION, STARTED_ADAPTER
 
 ENTRY_POINT_GROUP = "harbor_conformance.candidates"
 BUILTINS = {"reference": "conformance.reference:candidate"}
@@ -76,19 +78,22 @@ def interpret(reply: Any, seq: int) -> Reply:
             return Reply("protocol-error", detail=f"undecodable output: {e}")
     if keys == {"raised"} and isinstance(reply["raised"], dict) and isinstance(reply["raised"].get("type"), str):
         return Reply("raised", reply["raised"]["type"], str(reply["raised"].get("message", "")))
-    if keys == {"skipped"} and isinstance(reply["skipped"], dict):
-        return Reply("skipped", detail=str(reply["skipped"].get("reason", "")))
-    if keys == {"errored"} and isinstance(reply["errored"], dict):
+    if keys == {"skipped"} and isinstance(reply["skipped"], dict) and isinstance(reply["skipped"].get("reason"), str):
+        return Reply("skipped", detail=reply["skipped"]["reason"])
+    if keys == {"errored"} and isinstance(reply["errored"], dict) and isinstance(reply["errored"].get("message"), str):
         err = reply["errored"]
         return Reply("errored", detail=str(err.get("message", "")) + ("\n" + err["traceback"] if err.get("traceback") else ""))
     return Reply("protocol-error", detail=f"reply has neither output, raised, skipped nor errored: {sorted(keys)}")
 
 
 def _check_started(started: Any, spec: str) -> dict[str, Any]:
-    if not isinstance(started, dict) or not isinstance(started.get("implementation"), dict):
-        raise ConnectError(f"{spec}: the start reply has no implementation: {started!r:.300}")
-    if started.get("protocol") != PROTOCOL_VERSION:
-        raise ConnectError(f"{spec}: speaks protocol {started.get('protocol')!r}, this harness {PROTOCOL_VERSION}")
+    try:
+        STARTED_ADAPTER.validate_python(started)
+    except ValidationError as e:
+        problems = "; ".join(f"{'.'.join(map(str, err['loc'])) or 'reply'}: {err['msg']}" for err in e.errors())
+        raise ConnectError(f"{spec}: the start reply is not a valid handshake ({problems}): {started!r:.300}") from None
+    if started["protocol"] != PROTOCOL_VERSION:
+        raise ConnectError(f"{spec}: speaks protocol {started['protocol']!r}, this harness {PROTOCOL_VERSION}")
     return started["implementation"]
 
 
@@ -123,8 +128,6 @@ class _Process:
 
 class Subprocess:
     """A program speaking JSON Lines; restarted (handshake replayed) after a crash or timeout."""
-
-    MAX_LINE = 64 * 1024 * 1024
 
     def __init__(self, spec: str, argv: list[str], *, env: dict[str, str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT, start_timeout: float = START_TIMEOUT) -> None:
@@ -192,7 +195,11 @@ class Subprocess:
         if status != "line":
             self._kill()
             raise ConnectError(f"{self.spec}: no handshake ({status})\n{self.stderr_tail()}")
-        return _check_started(message, self.spec)
+        try:
+            return _check_started(message, self.spec)
+        except ConnectError:
+            self._kill()
+            raise
 
     def _kill(self) -> None:
         if self.process and self.process.popen.poll() is None:
@@ -262,6 +269,13 @@ def harbor_argv(harbor_version: str, *, log=lambda message: None) -> list[str]:
     return [str(env.python), "-I", "-X", "utf8", str(adapter), str(kit)]
 
 
+def _absolute_if_path(arg: str) -> str:
+    """The candidate runs in a fresh temporary directory: paths given relative to here are made absolute."""
+    if arg.startswith("-") or not os.path.exists(arg):
+        return arg
+    return os.path.abspath(arg)
+
+
 def _in_process_target(spec: str, obj: Any) -> Any:
     if callable(getattr(obj, "handle", None)):
         return obj
@@ -287,7 +301,7 @@ def _import_attr(spec: str) -> Any:
 
 def connect(spec: str, *, timeout: float = DEFAULT_TIMEOUT, log=lambda message: None) -> Connection:
     if spec.startswith("exec:"):
-        argv = shlex.split(spec[len("exec:"):])
+        argv = [_absolute_if_path(arg) for arg in shlex.split(spec[len("exec:"):])]
         if not argv:
             raise ConnectError("exec: needs a command, e.g. exec:'python -m conformance.reference'")
         return Subprocess(spec, argv, timeout=timeout)

@@ -20,12 +20,16 @@ survive any language's JSON library.
 from __future__ import annotations
 
 import base64
+import binascii
 import json
+import re
 import struct
 from typing import Any
 
 WIRE_VERSION = 1
 TAGS = ("int", "float", "bytes", "dict")
+_INT = re.compile(r"-?[0-9]+", re.ASCII)
+_BITS = re.compile(r"[0-9a-f]{16}", re.ASCII)
 
 
 class WireError(ValueError):
@@ -45,12 +49,9 @@ def float_to_hex(value: float) -> str:
 
 
 def hex_to_float(text: str) -> float:
-    if len(text) != 16:
-        raise WireError(f"float bits must be 16 hex digits, got {text!r}")
-    try:
-        return bits_to_float(int(text, 16))
-    except ValueError:
-        raise WireError(f"float bits must be 16 hex digits, got {text!r}") from None
+    if not _BITS.fullmatch(text):
+        raise WireError(f"float bits must be 16 lowercase hex digits, got {text!r}")
+    return bits_to_float(int(text, 16))
 
 
 def encode(value: Any) -> Any:
@@ -59,7 +60,10 @@ def encode(value: Any) -> Any:
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
-        return {"int": str(int(value))}
+        try:
+            return {"int": str(int(value))}
+        except ValueError:  # CPython's int/str conversion limit (4300 digits)
+            raise WireError("an int of more than 4300 decimal digits has no wire form") from None
     if isinstance(value, float):
         return {"float": float_to_hex(value)}
     if isinstance(value, (bytes, bytearray)):
@@ -84,12 +88,12 @@ def decode(value: Any) -> Any:
         raise WireError(f"a wire object has exactly one tag key, got {sorted(value)}")
     ((tag, body),) = value.items()
     if tag == "int":
-        if not isinstance(body, str):
-            raise WireError("int tag takes a decimal string")
+        if not isinstance(body, str) or not _INT.fullmatch(body):
+            raise WireError(f"int tag takes a decimal string (ASCII digits, optional '-'), got {body!r}")
         try:
             return int(body, 10)
-        except ValueError:
-            raise WireError(f"int tag takes a decimal string, got {body!r}") from None
+        except ValueError:  # CPython's int/str conversion limit (4300 digits)
+            raise WireError("an int of more than 4300 decimal digits has no wire form") from None
     if tag == "float":
         if not isinstance(body, str):
             raise WireError("float tag takes 16 hex digits")
@@ -98,9 +102,12 @@ def decode(value: Any) -> Any:
         if not isinstance(body, str):
             raise WireError("bytes tag takes a base64 string")
         try:
-            return base64.b64decode(body, validate=True)
-        except ValueError:
-            raise WireError(f"bytes tag takes a base64 string, got {body!r}") from None
+            data = base64.b64decode(body, validate=True)
+        except (ValueError, binascii.Error):
+            raise WireError(f"bytes tag takes a base64 string, got {body!r:.80}") from None
+        if base64.b64encode(data).decode("ascii") != body:
+            raise WireError(f"bytes tag takes canonical base64, got {body!r:.80}")
+        return data
     if tag == "dict":
         if not isinstance(body, list):
             raise WireError("dict tag takes a list of [key, value] pairs")
@@ -110,9 +117,12 @@ def decode(value: Any) -> Any:
                 raise WireError("dict tag takes a list of [key, value] pairs")
             key = decode(pair[0])
             try:
-                out[key] = decode(pair[1])
+                duplicate = key in out
             except TypeError:
-                raise WireError(f"unhashable dict key {key!r}") from None
+                raise WireError(f"unhashable dict key {key!r:.80}") from None
+            if duplicate:  # also catches True vs 1, which a Python dict would merge
+                raise WireError(f"duplicate dict key {key!r:.80}")
+            out[key] = decode(pair[1])
         return out
     raise WireError(f"unknown wire tag {tag!r}; known tags: {', '.join(TAGS)}")
 
@@ -130,5 +140,5 @@ def loads(line: str | bytes) -> Any:
     """Parse one protocol line; NaN/Infinity tokens are refused."""
     try:
         return json.loads(line, parse_constant=_no_constants)
-    except json.JSONDecodeError as e:
-        raise WireError(f"not JSON: {e}") from None
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, int digit limit
+        raise WireError(f"not a JSON line: {e}") from None

@@ -1,7 +1,7 @@
 """YAML for case files: safe loading, explicit tags for lossless values, and a lint.
 
-No float is ever left to the YAML loader (PyYAML reads ``1e3`` as a string and
-``1.0e3`` as a float; YAML 1.1 reads ``012`` as octal and ``on`` as true), so
+No float is ever left to the YAML loader (PyYAML reads ``1e3`` and ``1.0e3`` as
+strings and ``1.0e+3`` as a float; YAML 1.1 reads ``012`` as octal and ``on`` as true), so
 case files spell values with tags:
 
     !float 0.5          a float from a decimal literal, inf, -inf, nan, -nan
@@ -25,7 +25,16 @@ from conformance.wire import bits_to_float
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 _SPECIAL = {"inf": "inf", "+inf": "inf", "-inf": "-inf", "nan": "nan", "+nan": "nan", "-nan": "-nan"}
 _BITS = re.compile(r"bits:([0-9a-fA-F]{16})")
-_CANONICAL_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_CANONICAL_INT = re.compile(r"0|-?[1-9][0-9]*")  # not "-0": meant as -0.0, read as 0
+
+
+def _float_advice(text: str) -> str:
+    special = {".inf": "inf", "+.inf": "inf", "-.inf": "-inf", ".nan": "nan"}.get(text.lower())
+    if special:
+        return f"write !float {special}"
+    if _DECIMAL.fullmatch(text.replace("_", "")) and "_" not in text:
+        return f"write !float {text}"
+    return "write it with !float in decimal, or quote it if it is a string"
 
 
 class CaseLoader(yaml.SafeLoader):
@@ -94,7 +103,7 @@ def lint(node: yaml.Node) -> list[LintProblem]:
             if current.tag == "tag:yaml.org,2002:float":
                 problems.append(LintProblem(
                     line, f"plain {current.value!r} would be a float chosen by the YAML loader; "
-                          f"write !float {current.value}"))
+                          f"{_float_advice(current.value)}"))
             elif current.tag == "tag:yaml.org,2002:int" and not _CANONICAL_INT.fullmatch(current.value):
                 problems.append(LintProblem(
                     line, f"plain {current.value!r} is not a canonical decimal int; "
@@ -122,10 +131,36 @@ def _float_literal(value: float) -> str:
     return repr(value)
 
 
+_SHORT_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _quoted(text: str) -> str:
+    """A YAML double-quoted scalar: printable ASCII as is, everything else escaped."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif char in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[char])
+        elif 0x20 <= code < 0x7F:
+            out.append(char)
+        elif code < 0x100:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'
+
+
+def _key(text: str) -> str:
+    # YAML caps implicit keys at 1024 characters; longer ones need the explicit "? " form.
+    return text if len(text) < 1000 else f"? {text}"
+
+
 def render(value) -> str:
     """A value in case-file YAML (flow style, tags for floats and bytes)."""
-    import json
-
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -139,11 +174,11 @@ def render(value) -> str:
             text = value.decode("utf-8")
         except UnicodeDecodeError:
             return f'!hex "{value.hex(" ")}"'
-        return f"!bytes {json.dumps(text)}"
+        return f"!bytes {_quoted(text)}"
     if isinstance(value, str):
-        return json.dumps(value)
+        return _quoted(value)
     if isinstance(value, list):
         return "[" + ", ".join(render(v) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{render(k)}: {render(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{_key(render(k))}: {render(v)}" for k, v in value.items()) + "}"
     raise TypeError(f"no case-file form for {type(value).__name__}")

@@ -393,3 +393,12 @@ def test_same_raised_class_conforms_whatever_the_messages(name, msg1, msg2):
     assert compare(Result.of_raised(name), Result.of_raised(name)) == []
     assert compare(Result(value=msg1, raised=name), Result(value=msg2, raised=name)) == []
     assert Result.of_raised(name) == Result(raised=name)
+
+
+def test_dict_keys_equal_in_python_but_of_another_type_are_a_type_mismatch():
+    from conformance.compare import MismatchClass as MC
+    from conformance.compare import compare_values as cv
+
+    assert [m.cls for m in cv({"g": {2: 0.5}}, {"g": {2.0: 0.5}})] == [MC.TYPE]
+    assert [m.cls for m in cv({1: "x"}, {True: "x"})] == [MC.TYPE]
+    assert cv({2: 0.5}, {2: 0.5}) == []

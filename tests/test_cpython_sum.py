@@ -234,15 +234,53 @@ def cpython312():
     return lists, results
 
 
+DEFAULT_NAN_BITS = struct.unpack(">Q", struct.pack(">d", math.inf - math.inf))[0]
+
+
+def nan_sources(items: list[Any]) -> set[int]:
+    """Bit patterns of every NaN that can enter the sum: NaN inputs, and the
+    default NaN when the NaN-free rest already comes to NaN (inf - inf)."""
+    sources = {struct.unpack(">Q", struct.pack(">d", x))[0]
+               for x in items if type(x) is float and math.isnan(x)}
+    rest = [x for x in items if not (type(x) is float and math.isnan(x))]
+    try:
+        rest_sum = cpython312_sum(rest)
+    except OverflowError:
+        rest_sum = 0
+    if type(rest_sum) is float and math.isnan(rest_sum):
+        sources.add(DEFAULT_NAN_BITS)
+    return sources
+
+
+def nan_sign_ambiguous(items: list[Any], expected: list) -> bool:
+    """When NaNs of different bits meet, which one survives ``a + b`` is decided by
+    the operand order of compiled C code; CPython itself answers differently for
+    ``nan + -nan`` before and after it specializes the addition. No Python-level
+    transcription can reproduce that, so such results are compared as "a NaN"."""
+    return (
+        expected[0] == "f"
+        and math.isnan(hex_to_float(expected[1]))
+        and len(nan_sources(items)) > 1
+    )
+
+
 def test_generated_lists_match_cpython312(cpython312):
     lists, results = cpython312
     mismatches = []
+    ambiguous = 0
     for items, expected in zip(lists, results, strict=True):
         actual = reference(items)
-        if actual != expected:
+        if nan_sign_ambiguous(items, expected):
+            ambiguous += 1
+            # Bits not compared here (see nan_sign_ambiguous and the report): only NaN-ness.
+            ok = actual[0] == "f" and math.isnan(hex_to_float(actual[1]))
+        else:
+            ok = actual == expected
+        if not ok:
             mismatches.append((items, expected, actual))
     report = "\n".join(f"{items!r}: cpython {e} reference {a}" for items, e, a in mismatches[:5])
     assert not mismatches, f"{len(mismatches)} of {len(lists)} lists differ:\n{report}"
+    assert ambiguous < len(lists) // 20, ambiguous  # nearly every list is compared bit for bit
 
 
 def test_generated_lists_cover_every_phase():

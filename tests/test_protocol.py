@@ -132,3 +132,27 @@ def test_a_crashing_candidate_is_restarted_and_the_run_goes_on(tmp_path):
     assert first.kind == "crash" and "boom on odd seq" in first.detail and "status 3" in first.detail
     assert second == Reply("output", None)
     assert third.kind == "crash"
+
+
+BAD_HANDSHAKE = """
+import sys, json
+for line in sys.stdin:
+    print(json.dumps({"protocol": 1, "implementation": {"version": "0"}}), flush=True)
+"""
+
+
+def test_an_invalid_handshake_is_refused_with_what_is_missing(tmp_path):
+    script = tmp_path / "bad.py"
+    script.write_text(BAD_HANDSHAKE)
+    with pytest.raises(ConnectError, match=r"implementation\.name"):
+        connect(f"exec:{sys.executable} {script}")
+
+
+def test_exec_paths_relative_to_the_caller_work(tmp_path, monkeypatch):
+    (tmp_path / "runner.py").write_text("from conformance.reference import candidate\ncandidate.serve()\n")
+    monkeypatch.chdir(tmp_path)
+    conn = connect(f"exec:{sys.executable} runner.py")
+    try:
+        assert conn.run(1, "reward.parse", wire.encode({"reward_txt": b"0"})) == Reply("output", {"reward": 0.0})
+    finally:
+        conn.close()

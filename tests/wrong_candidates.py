@@ -17,7 +17,7 @@ def _metric_with(aggregates: dict):
     def compute(request: dict) -> dict:
         config = request["metric"]
         kind = config.get("type", "mean")
-        if kind in aggregates and not config.get("kwargs"):
+        if kind in aggregates and config.get("kwargs", {}) == {}:
             return metrics.aggregate_reward_dicts(request["rewards"], kind, aggregates[kind])
         return metrics.compute(request)
 

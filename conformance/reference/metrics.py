@@ -40,14 +40,13 @@ def metric_from_config(config: Any) -> Callable[[list], dict]:
     """The registry.json metric object -> a compute function (MetricConfig rules)."""
     if not isinstance(config, dict):
         raise ValidationError("metric config should be an object")
-    unknown = set(config) - {"type", "kwargs"}
+    # Keys other than type and kwargs are ignored, as harbor's MetricConfig ignores them.
     kind = config.get("type", "mean")
     kwargs = config.get("kwargs", {})
     if kind not in METRIC_TYPES or not isinstance(kwargs, dict) or any(
         not isinstance(k, str) for k in kwargs
     ):
         raise ValidationError(f"invalid metric config {config!r}")
-    del unknown  # MetricConfig ignores unknown keys
     if kind == "uv-script":
         raise NotImplementedError("uv-script metrics run a script")
     if kwargs:

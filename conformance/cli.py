@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from conformance import cases as case_corpus
+from conformance import generate as generation
 from conformance import surfaces
 from conformance.compare import NanPolicy
 from conformance.connect import DEFAULT_TIMEOUT, ConnectError, connect
@@ -63,6 +64,16 @@ def _table(tally: Tally, title: str) -> Table:
     return table
 
 
+def _generated_table(tally: Tally) -> Table:
+    table = Table(title="generated inputs")
+    for name in ("surface", "profile", "seed", "inputs run", "divergences"):
+        table.add_column(name, justify="left" if name in ("surface", "profile") else "right", no_wrap=True)
+    for surface, line in sorted(tally.generated.items()):
+        found = len(line["divergences"]) if not line.get("error") else f"{len(line['divergences'])} + error"
+        table.add_row(surface, line["profile"], str(line["seed"]), str(line["inputs_run"]), str(found))
+    return table
+
+
 def _print_problems(records: list[dict], limit: int = 40) -> None:
     shown = 0
     for record in records:
@@ -73,6 +84,8 @@ def _print_problems(records: list[dict], limit: int = 40) -> None:
             out.print("... and more; see the report", highlight=False)
             break
         out.print(f"[b]{record['outcome'].upper()}[/b] {record['id']}", highlight=False)
+        if record.get("origin") == "generated":
+            out.print(f"    input: {_input_repr(record)}", highlight=False, markup=False)
         for m in record.get("mismatches", []):
             extra = f" ulps={m['ulps']}" if "ulps" in m else ""
             bits = f" bits {m['expected_bits']} vs {m['actual_bits']}" if "expected_bits" in m else ""
@@ -87,6 +100,13 @@ def _print_problems(records: list[dict], limit: int = 40) -> None:
             out.print("    " + record["detail"].strip().replace("\n", "\n    ")[:2000], highlight=False, markup=False)
 
 
+def _input_repr(record: dict, limit: int = 300) -> str:
+    from conformance import wire
+
+    text = repr(wire.decode(record["input"]))
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
 @app.command()
 def certify(
     candidate: Annotated[str, typer.Option("--candidate", "-c", help="reference, module:attr, exec:COMMAND, harbor==X or an entry-point name.")] = "reference",
@@ -97,8 +117,17 @@ def certify(
     cases_root: Annotated[Path | None, typer.Option("--cases", help="The case corpus folder.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds a candidate may take per request.")] = DEFAULT_TIMEOUT,
     nan_policy: Annotated[NanPolicy | None, typer.Option(help="Override every surface's NaN policy.")] = None,
+    profile: Annotated[str, typer.Option(help="Generated inputs: ci (fixed seed and budget), dev, explore.")] = generation.DEFAULT_PROFILE,
+    seed: Annotated[int | None, typer.Option(help="The generators' seed [default: the profile's, or a fresh one].")] = None,
+    max_examples: Annotated[int | None, typer.Option(min=1, help="Generated inputs per surface [default: the profile's].")] = None,
+    no_cases: Annotated[bool, typer.Option("--no-cases", help="Skip the declared cases; generated inputs only.")] = False,
+    no_generate: Annotated[bool, typer.Option("--no-generate", help="Skip the generated inputs; declared cases only.")] = False,
 ) -> None:
-    """Certify a candidate against the oracle on every applicable case."""
+    """Certify a candidate against the oracle: the declared cases, then generated inputs."""
+    if profile not in generation.PROFILES:
+        raise _fail(f"unknown profile {profile!r}; known: {', '.join(generation.PROFILES)}") from None
+    if no_cases and no_generate:
+        raise _fail("--no-cases and --no-generate together leave nothing to run") from None
     for name in surface or []:
         if name not in surfaces.SURFACES:
             raise _fail(f"unknown surface {name!r}; known: {', '.join(sorted(surfaces.SURFACES))}") from None
@@ -110,9 +139,17 @@ def certify(
         raise _fail(f"oracle {oracle}: {e}") from None
     # Recordings were made with the default oracle; its release decides which cases apply.
     harbor_version = oracle_conn.implementation.get("version") if oracle_conn else DEFAULT_ORACLE.split("==")[1]
-    selected = case_corpus.select(loaded, surface, harbor_version, case)
-    if not selected:
+    selected = [] if no_cases else case_corpus.select(loaded, surface, harbor_version, case)
+    if not selected and not no_cases:
         raise _fail("no case selected") from None
+    # Generated inputs need a live oracle and are not selected by case id.
+    gen_surfaces = [] if no_generate or oracle_conn is None or case else [
+        s.name for s in surfaces.SURFACES.values() if s.strategy and (not surface or s.name in surface)]
+    if no_cases and not gen_surfaces:
+        raise _fail("nothing to run: generated inputs need a live oracle (not --oracle recorded) and no --case")
+    chosen = generation.PROFILES[profile]
+    if seed is None:
+        seed = chosen.fixed_seed if chosen.fixed_seed is not None else generation.new_seed()
     try:
         cand = connect(candidate, timeout=timeout)
     except ConnectError as e:
@@ -127,14 +164,23 @@ def certify(
         oracle={"spec": the_oracle.spec, "implementation": the_oracle.implementation},
         candidate={"spec": candidate, "implementation": cand.implementation},
         nan_policy=policy_name,
-        surfaces=sorted({i.case.surface for i in selected}),
+        surfaces=sorted({i.case.surface for i in selected} | set(gen_surfaces)),
         cases_root=str(root),
+        generation=generation.describe(chosen, seed, max_examples) if gen_surfaces else None,
     ))
     records = []
     try:
         for record in run_cases(selected, cand, the_oracle, nan_policy):
             writer.record(record)
             records.append(record.to_json())
+        for name in gen_surfaces:
+            console.print(f"generating {name} inputs ({profile}, seed {seed})", highlight=False)
+            result = generation.generate(name, cand, the_oracle, profile=chosen, seed=seed,
+                                         max_examples=max_examples, policy=nan_policy)
+            for record in result.findings:
+                writer.record(record)
+                records.append(record.to_json())
+            writer.generated(result.to_json())
     finally:
         cand.close()
         if oracle_conn:
@@ -142,10 +188,23 @@ def certify(
         footer = writer.close()
     _print_problems(records)
     impl = cand.implementation
-    out.print(_table(writer.tally, f"{impl.get('name')} {impl.get('version')} vs {the_oracle.spec}"))
+    _print_tables(writer.tally, f"{impl.get('name')} {impl.get('version')} vs {the_oracle.spec}")
     verdict = "[green]conforms[/green]" if footer["conforms"] else "[red]does not conform[/red]"
-    out.print(f"{candidate}: {verdict} ({writer.tally.outcomes['pass']}/{writer.tally.total} cases pass); report: {path}")
+    found = f", {len(writer.tally.findings)} generated divergence(s)" if writer.tally.generated else ""
+    out.print(f"{candidate}: {verdict} ({writer.tally.outcomes['pass']}/{writer.tally.total} cases pass{found}); "
+              f"report: {path}")
+    if writer.tally.findings:
+        out.print(f"make them cases with: conformance promote {path}", highlight=False)
     raise typer.Exit(0 if footer["conforms"] else 1)
+
+
+def _print_tables(tally: Tally, title: str) -> None:
+    if tally.total:
+        out.print(_table(tally, title))
+    if tally.generated:
+        out.print(_generated_table(tally))
+    for error in tally.generator_errors:
+        out.print(f"[red]generator error[/red] {error}", highlight=False)
 
 
 @app.command()
@@ -155,16 +214,37 @@ def summary(report: Path) -> None:
         data = read(report)
     except (OSError, ValueError) as e:
         raise _fail(str(e)) from None
-    tally = Tally()
-    for record in data.records:
-        tally.add(record)
+    tally = data.tally()
     _print_problems(data.records)
     head = data.header or {}
     cand = head.get("candidate", {}).get("spec", "?")
-    out.print(_table(tally, f"{cand} vs {head.get('oracle', {}).get('spec', '?')}"))
+    _print_tables(tally, f"{cand} vs {head.get('oracle', {}).get('spec', '?')}")
     if data.footer is None:
         out.print("[yellow]the report has no footer: the run did not finish[/yellow]")
     raise typer.Exit(0 if tally.conforms and data.footer is not None else 1)
+
+
+@app.command()
+def promote(
+    report: Path,
+    cases_root: Annotated[Path | None, typer.Option("--cases", help="The case corpus folder.")] = None,
+) -> None:
+    """Write a report's generated divergences as cases (cases/<surface>/generated.yaml)."""
+    from conformance.promote import promote as promote_findings
+
+    root = cases_root or case_corpus.default_root()
+    try:
+        data = read(report)
+        results = promote_findings(data, root)
+    except (OSError, ValueError) as e:
+        raise _fail(str(e)) from None
+    except case_corpus.CorpusError as e:
+        raise _fail(f"the promoted cases do not load, nothing written:\n{e}") from None
+    if not results:
+        out.print("no generated divergences in the report", highlight=False)
+    for item in results:
+        where = f"-> {item.file}" if item.file else f"skipped: {item.reason}"
+        out.print(f"{item.case_id} {where}", highlight=False)
 
 
 @cases_app.command("list")

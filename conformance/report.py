@@ -30,7 +30,7 @@ def _now() -> str:
 
 def header(
     *, oracle: dict[str, Any], candidate: dict[str, Any], nan_policy: str, surfaces: list[str],
-    cases_root: str, argv: list[str] | None = None,
+    cases_root: str, argv: list[str] | None = None, generation: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return {
         "type": "header",
@@ -44,6 +44,8 @@ def header(
         "candidate": candidate,
         "surfaces": surfaces,
         "cases_root": cases_root,
+        # profile, seed and budget of the generated inputs (None when not generated): enough to re-run them
+        "generation": generation,
         "python": platform.python_version(),
         "argv": argv if argv is not None else sys.argv,
         "started_at": _now(),
@@ -57,8 +59,21 @@ class Tally:
     outcomes: Counter = field(default_factory=Counter)
     by_surface: dict[str, Counter] = field(default_factory=dict)
     stale_recordings: list[str] = field(default_factory=list)
+    generated: dict[str, dict[str, Any]] = field(default_factory=dict)  # surface -> its "generated" line
+    findings: list[str] = field(default_factory=list)  # ids of generated inputs that diverged
+
+    def add_generated(self, line: dict[str, Any]) -> None:
+        self.generated[line["surface"]] = line
+
+    @property
+    def generator_errors(self) -> list[str]:
+        return [f"{s}: {g['error']}" for s, g in sorted(self.generated.items()) if g.get("error")]
 
     def add(self, record: dict[str, Any]) -> None:
+        if record.get("origin") == "generated":
+            # A shrunk generator finding: counted with its generator's line, not as a case.
+            self.findings.append(record["id"])
+            return
         self.outcomes[record["outcome"]] += 1
         self.by_surface.setdefault(record["surface"], Counter())[record["outcome"]] += 1
         if record.get("recording") == "stale":
@@ -70,7 +85,9 @@ class Tally:
 
     @property
     def conforms(self) -> bool:
-        return self.total > 0 and self.outcomes["pass"] == self.total and not self.stale_recordings
+        checked = self.total > 0 or bool(self.generated)
+        return (checked and self.outcomes["pass"] == self.total and not self.stale_recordings
+                and not self.findings and not self.generator_errors)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +95,9 @@ class Tally:
             "outcomes": {name: self.outcomes.get(name, 0) for name in OUTCOMES},
             "by_surface": {s: {n: c.get(n, 0) for n in OUTCOMES} for s, c in sorted(self.by_surface.items())},
             "stale_recordings": self.stale_recordings,
+            "generated": {s: {k: g[k] for k in ("inputs_run", "divergences", "error") if k in g}
+                          for s, g in sorted(self.generated.items())},
+            "findings": len(self.findings),
             "conforms": self.conforms,
         }
 
@@ -102,6 +122,11 @@ class ReportWriter:
         self.tally.add(data)
         self._write(data)
 
+    def generated(self, line: dict[str, Any]) -> None:
+        """A surface's generator finished: its findings are already recorded; this is its summary."""
+        self.tally.add_generated(line)
+        self._write(line)
+
     def close(self) -> dict[str, Any]:
         footer = {"type": "footer", "finished_at": _now(), **self.tally.to_json()}
         self._write(footer)
@@ -116,10 +141,19 @@ class Report:
     records: list[dict[str, Any]]
     footer: dict[str, Any] | None
     truncated: bool = False  # a last line cut short by a killed run
+    generated: list[dict[str, Any]] = field(default_factory=list)
+
+    def tally(self) -> Tally:
+        tally = Tally()
+        for record in self.records:
+            tally.add(record)
+        for line in self.generated:
+            tally.add_generated(line)
+        return tally
 
 
 def read(path: Path) -> Report:
-    head, records, foot, truncated = None, [], None, False
+    head, records, generated, foot, truncated = None, [], [], None, False
     lines = path.read_text(encoding="utf-8").splitlines()
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -138,6 +172,8 @@ def read(path: Path) -> Report:
             foot = data
         elif kind == "case":
             records.append(data)
+        elif kind == "generated":
+            generated.append(data)
         else:
             raise ValueError(f"{path}:{number}: unknown line type {kind!r}")
-    return Report(head, records, foot, truncated)
+    return Report(head, records, foot, truncated, generated)

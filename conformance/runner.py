@@ -41,6 +41,8 @@ class CaseRecord:
     recording: str | None = None  # "agrees" | "stale" | "missing" when a live oracle ran
     recording_mismatches: list[Mismatch] = field(default_factory=list)
     seconds: float = 0.0
+    origin: str = "case"  # "case" (from the corpus) | "generated" (a shrunk generator finding)
+    input: Any = None  # kept for generated findings, so the report can be promoted to a case
 
     @property
     def conforms(self) -> bool:
@@ -48,6 +50,9 @@ class CaseRecord:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": "case", "id": self.id, "surface": self.surface, "outcome": self.outcome}
+        if self.origin != "case":
+            data["origin"] = self.origin
+            data["input"] = wire.encode(self.input)
         for name in ("oracle", "candidate", "recording"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
@@ -103,20 +108,33 @@ def run_case(
     policy: NanPolicy | None = None,
 ) -> CaseRecord:
     case = item.case
-    surface = surfaces.get(case.surface)
-    policy = policy or surface.policy
-    started = time.perf_counter()
-    input_wire = wire.encode(case.input)
-    record = CaseRecord(case.id, case.surface, "pass")
-
     recorded = case.expect.result() if case.expect is not None else None
+    return run_input(case.id, case.surface, case.input, candidate, oracle, policy, recorded=recorded)
+
+
+def run_input(
+    case_id: str,
+    surface_name: str,
+    value: Any,
+    candidate: Connection,
+    oracle: Oracle,
+    policy: NanPolicy | None = None,
+    *,
+    recorded: Result | None = None,
+) -> CaseRecord:
+    """One input to the oracle (or its recording) and to the candidate, compared."""
+    policy = policy or surfaces.get(surface_name).policy
+    started = time.perf_counter()
+    input_wire = wire.encode(value)
+    record = CaseRecord(case_id, surface_name, "pass")
+
     if oracle.connection is None:
         expected = recorded
         if expected is None:
             record.outcome, record.detail = "skip", "no recorded oracle result and no live oracle"
             return record
     else:
-        oracle_reply = oracle.connection.run(next(_SEQ), case.surface, input_wire)
+        oracle_reply = oracle.connection.run(next(_SEQ), surface_name, input_wire)
         expected = _as_result(oracle_reply)
         if expected is None:
             record.outcome = "error"
@@ -130,7 +148,7 @@ def run_case(
             record.recording = "stale" if record.recording_mismatches else "agrees"
     record.oracle = result_json(expected)
 
-    reply = candidate.run(next(_SEQ), case.surface, input_wire)
+    reply = candidate.run(next(_SEQ), surface_name, input_wire)
     actual = _as_result(reply)
     if actual is None:
         record.outcome = {"errored": "error", "skipped": "skip"}.get(reply.kind, reply.kind)

@@ -3,12 +3,14 @@
 A surface names one scoring behaviour: its input model (checked on case
 files and generated inputs), the shape of its output (for documentation
 and schemas), the spec section it comes from, and its comparison policy.
-Case folders are ``cases/<name>/``. Adding a surface is adding one
-``register(Surface(...))`` call.
+Case folders are ``cases/<name>/``; its Hypothesis strategy is named as
+``module:attribute`` and imported only when generating. Adding a surface is
+adding one ``register(Surface(...))`` call.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,8 +61,19 @@ class Surface:
     input_model: type[BaseModel]
     output: str  # the output's shape, in words
     spec: str  # the section of the scoring spec it checks
+    strategy: str | None = None  # "module:attr" of the Hypothesis strategy drawing its inputs
     policy: NanPolicy = NanPolicy.ANY
     tags: tuple[str, ...] = field(default=())
+
+    def inputs(self) -> Any:
+        """The Hypothesis strategy of this surface's inputs (imports Hypothesis)."""
+        if self.strategy is None:
+            raise LookupError(f"surface {self.name!r} declares no generator")
+        from hypothesis.strategies import SearchStrategy
+
+        module, _, attr = self.strategy.partition(":")
+        found = getattr(importlib.import_module(module), attr)
+        return found if isinstance(found, SearchStrategy) else found()
 
     def validate_input(self, value: Any) -> None:
         """Raise pydantic.ValidationError when ``value`` is not an input of this surface."""
@@ -90,6 +103,7 @@ register(Surface(
     input_model=VerifierDir,
     output="dict[str, float | int] | None, or the exception raised",
     spec="seed-003 §1-§2",
+    strategy="conformance.strategies.reward_files:verifier_dirs",
 ))
 register(Surface(
     name="metric.compute",
@@ -97,6 +111,7 @@ register(Surface(
     input_model=MetricComputeInput,
     output="dict[str, float | int], or the exception raised",
     spec="seed-003 §3",
+    strategy="conformance.strategies.reward_lists:metric_inputs",
 ))
 register(Surface(
     name="pass_at_k",
@@ -104,4 +119,5 @@ register(Surface(
     input_model=PassAtKInput,
     output="dict[evals_key, dict[int k, float]]",
     spec="seed-003 §4",
+    strategy="conformance.strategies.trial_sets:trial_sets",
 ))

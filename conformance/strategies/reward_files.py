@@ -1,0 +1,170 @@
+"""reward.parse: what a verifier leaves in its logs dir.
+
+reward.txt is whatever the test script echoed: every spelling ``float()``
+accepts or rejects. reward.json is a JSON document, well-formed or not, built
+from a tree so the generator controls each token's spelling (duplicate keys,
+``NaN``/``Infinity``, huge and tiny numbers, numeric strings).
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import strategies as st
+
+from conformance.strategies.text_bytes import encoded, padding, whitespace
+
+DIGITS = "0123456789"
+# Unicode decimal digits float() accepts (Arabic-Indic, Devanagari, fullwidth,
+# mathematical bold) and digit-like characters it rejects (superscript, roman).
+FOREIGN_DIGITS = "٠١٢٣٤٥٦٧٨٩०१२३४５０１２３𝟏𝟐" + "¹²³Ⅻ"
+
+
+@st.composite
+def digit_run(draw, alphabet: str = DIGITS) -> str:
+    """Digits, sometimes with underscores: between digits (valid), doubled or at an edge (not)."""
+    digits = draw(st.text(alphabet, min_size=1, max_size=5))
+    if draw(st.integers(0, 4)) == 0:
+        at = draw(st.integers(0, len(digits)))
+        digits = digits[:at] + draw(st.sampled_from(["_", "__"])) + digits[at:]
+    return digits
+
+
+@st.composite
+def decimal_spelling(draw) -> str:
+    digits = digit_run(DIGITS + FOREIGN_DIGITS) if draw(st.integers(0, 7)) == 0 else digit_run()
+    whole, frac = draw(st.one_of(st.just(""), digits)), draw(st.one_of(st.just(""), digits))
+    shape = draw(st.sampled_from(["int", "point", "point", "lead", "trail"]))
+    body = {"int": whole or "0", "point": f"{whole or '0'}.{frac or '0'}", "lead": f".{frac or '5'}",
+            "trail": f"{whole or '1'}."}[shape]
+    if draw(st.booleans()):
+        body += draw(st.sampled_from("eE")) + draw(st.sampled_from(["", "+", "-"])) + draw(st.one_of(digits, st.just("")))
+    return body
+
+
+def _casings(word: str) -> st.SearchStrategy[str]:
+    return st.lists(st.booleans(), min_size=len(word), max_size=len(word)).map(
+        lambda flags: "".join(c.upper() if up else c for c, up in zip(word, flags, strict=True)))
+
+
+SPECIAL_WORDS = st.one_of(
+    st.sampled_from(["nan", "inf", "infinity"]).flatmap(_casings),
+    st.sampled_from(["infinit", "nan(1)", "snan", "in f", "n an", "infinityy", "0x1p3", "1,5", "½", "--1", "+-1"]),
+)
+
+number_text = st.one_of(
+    st.tuples(st.sampled_from(["", "", "+", "-"]), st.one_of(decimal_spelling(), SPECIAL_WORDS)).map("".join),
+    st.floats().map(repr),
+    st.floats(allow_nan=False).map(lambda f: f"{f:.17g}"),
+    st.integers(min_value=-(10**400), max_value=10**400).map(str),
+    st.sampled_from(["1", "0", "1.0", "0.0", "-0", "-0.0", "0.5", "1e-400", "1e400", "4.9e-324", "2.4e-324",
+                     "1.7976931348623157e308", "1.7976931348623159e308", "1.0000000000000001"]),
+)
+
+# Long inputs: many digits, deep fractions, long runs of whitespace.
+long_text = st.one_of(
+    st.integers(300, 6000).map(lambda n: "1" * n),
+    st.integers(300, 6000).map(lambda n: "0." + "0" * n + "1"),
+    st.integers(300, 6000).map(lambda n: " " * n + "1" + "\n" * 3),
+)
+
+SIGNED_ZEROS = st.sampled_from(["-0", "-0.0", "-0e0", "-0.", "-.0", "+0", "-0\n", "-0.000"])
+
+reward_txt_text = st.one_of(
+    st.tuples(padding, number_text, padding).map("".join),
+    st.tuples(padding, number_text, padding).map("".join),
+    SIGNED_ZEROS,
+    st.tuples(whitespace, number_text, st.just("\n")).map("".join),
+    long_text,
+    st.text(max_size=8),
+)
+
+# Files that hold only whitespace: not empty to harbor (it checks the size), blank to strip().
+BLANK = st.sampled_from([b" ", b"\n", b"\r\n", b"\t", b"  \n", b"\x0b", b"\x0c", b"\xc2\xa0", b"\xe3\x80\x80", b"\x00"])
+
+reward_txt = st.one_of(
+    encoded(reward_txt_text), encoded(reward_txt_text), BLANK,
+    st.binary(max_size=12),
+    st.just(b""),
+)
+
+# --- reward.json ----------------------------------------------------------
+
+JSON_NUMBERS = st.one_of(
+    st.integers(-5, 5).map(str),
+    st.integers(min_value=-(10**30), max_value=10**30).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.sampled_from(["0.0", "1.0", "-0", "-0.0", "0e0", "1E400", "-1e400", "1e-400", "4.9e-324", "2.5e-324",
+                     "1.7976931348623157e308", "1.7976931348623159e308", "0.1", "1.0000000000000001",
+                     "NaN", "Infinity", "-Infinity", "12345678901234567890123"]),
+    st.integers(300, 4200).map(lambda n: "9" * n),
+)
+# Spellings a strict JSON parser refuses.
+BAD_NUMBERS = st.sampled_from(["01", "+1", ".5", "1.", "0x10", "1_0", "nan", "inf", "-", "1e", "--1", "١"])
+NUMERIC_STRINGS = st.sampled_from(["1", "0", "1.5", " 2 ", "1_0", "1__0", "_1", "1e3", "nan", "-inf", "Infinity",
+                                   "-0", "", "true", "１", "0x1", "\xa01\u3000", "1 0", "0.1e-1"])
+KEYS = st.one_of(st.sampled_from(["reward", "accuracy", "pass", "a", "b", "", " ", "ü", "reward"]), st.text(max_size=4))
+
+
+def _string(value: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.tuples(value, st.booleans()).map(lambda pair: json.dumps(pair[0], ensure_ascii=pair[1]))
+
+
+json_scalar = st.one_of(
+    JSON_NUMBERS, JSON_NUMBERS, st.sampled_from(["-0.0", "-0", "-0e0", "-0.0e5"]),
+    _string(st.one_of(NUMERIC_STRINGS, st.text(max_size=6))),
+    st.sampled_from(["true", "false", "null"]),
+)
+
+
+def _array(items: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.lists(items, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]")
+
+
+def _object(values: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    # A list of pairs, not a dict: duplicate keys are drawn as often as real files have them.
+    pairs = st.lists(st.tuples(_string(KEYS), values), max_size=4)
+    return pairs.map(lambda ps: "{" + ", ".join(f"{k}: {v}" for k, v in ps) + "}")
+
+
+json_value = st.recursive(json_scalar, lambda inner: st.one_of(_array(inner), _object(inner)), max_leaves=8)
+
+JSON_SPACE = st.sampled_from(["", "", " ", "\n", "\t", "\r\n", "  \n"])  # the whitespace JSON itself allows
+
+json_document = st.one_of(
+    _object(json_scalar),  # the usual shape: one flat object
+    _object(json_scalar),
+    _object(json_scalar),
+    _object(json_value),
+    json_value,
+)
+
+reward_json_text = st.one_of(
+    st.tuples(JSON_SPACE, json_document, JSON_SPACE).map("".join),
+    st.tuples(JSON_SPACE, json_document, JSON_SPACE).map("".join),
+    st.tuples(JSON_SPACE, json_document, JSON_SPACE).map("".join),
+    st.tuples(padding, json_document, padding).map("".join),  # whitespace JSON does not allow, BOM, NUL
+    _object(BAD_NUMBERS),
+    st.tuples(json_document, st.sampled_from([" x", ",", "}", "\n{}", "\x00"])).map("".join),  # trailing garbage
+    st.text(max_size=6),
+)
+
+reward_json = st.one_of(
+    encoded(reward_json_text), encoded(reward_json_text), encoded(reward_json_text),
+    st.binary(max_size=8), st.just(b""), BLANK,
+)
+
+# Most verifiers write one file; some write both; a crashed one writes none.
+LAYOUTS = ("txt", "txt", "txt", "json", "json", "json", "both", "both", "neither")
+
+
+@st.composite
+def verifier_dirs(draw) -> dict:
+    """A verifier dir: reward.txt, reward.json, both or neither (absent files are absent keys)."""
+    layout = draw(st.sampled_from(LAYOUTS))
+    found = {}
+    if layout in ("txt", "both"):
+        found["reward_txt"] = draw(reward_txt)
+    if layout in ("json", "both"):
+        found["reward_json"] = draw(reward_json)
+    return found

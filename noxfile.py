@@ -1,4 +1,4 @@
-"""CI sessions: `nox -s tests`, `nox -s certify -- [SPEC]`, `nox -s lint`."""
+"""CI sessions: `nox -s tests`, `nox -s certify -- [SPEC]`, `nox -s lint`, `nox -s coverage`."""
 
 from __future__ import annotations
 
@@ -31,3 +31,10 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", "conformance", "oracles", "tests", "noxfile.py")
     session.run("conformance", "cases", "check")
     session.run("conformance", "schemas", "--check")
+
+
+@nox.session
+def coverage(session: nox.Session) -> None:
+    """Line and branch coverage of harbor's scoring functions: from the cases alone, then the ci profile alone."""
+    session.install("-e", ".")
+    session.run("conformance", "coverage", "--json", "reports/oracle-coverage.json", *session.posargs)

@@ -190,9 +190,10 @@ def certify(
     impl = cand.implementation
     _print_tables(writer.tally, f"{impl.get('name')} {impl.get('version')} vs {the_oracle.spec}")
     verdict = "[green]conforms[/green]" if footer["conforms"] else "[red]does not conform[/red]"
-    found = f", {len(writer.tally.findings)} generated divergence(s)" if writer.tally.generated else ""
-    out.print(f"{candidate}: {verdict} ({writer.tally.outcomes['pass']}/{writer.tally.total} cases pass{found}); "
-              f"report: {path}")
+    counts = [f"{writer.tally.outcomes['pass']}/{writer.tally.total} cases pass"] if writer.tally.total else []
+    if writer.tally.generated:
+        counts.append(f"{len(writer.tally.findings)} generated divergence(s)")
+    out.print(f"{candidate}: {verdict} ({', '.join(counts)}); report: {path}")
     if writer.tally.findings:
         out.print(f"make them cases with: conformance promote {path}", highlight=False)
     raise typer.Exit(0 if footer["conforms"] else 1)
@@ -245,6 +246,57 @@ def promote(
     for item in results:
         where = f"-> {item.file}" if item.file else f"skipped: {item.reason}"
         out.print(f"{item.case_id} {where}", highlight=False)
+
+
+@app.command()
+def coverage(
+    source: Annotated[list[str] | None, typer.Option("--from", help="cases, ci (the ci profile's generated inputs), or both [default: both, measured separately].")] = None,
+    harbor: Annotated[str, typer.Option(help="The harbor release.")] = DEFAULT_ORACLE.split("==")[1],
+    cases_root: Annotated[Path | None, typer.Option("--cases", help="The case corpus folder.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the figures as JSON here.")] = None,
+) -> None:
+    """Line and branch coverage of harbor's scoring functions, reached by the cases and by the ci profile."""
+    from conformance import wire
+    from conformance.oracle_coverage import CoverageError, measure, table, unreachable_notes
+    from conformance.runner import Oracle
+
+    sources = source or ["cases", "ci"]
+    for name in sources:
+        if name not in ("cases", "ci"):
+            raise _fail(f"unknown source {name!r}; use cases or ci") from None
+    corpus = case_corpus.select(_load(cases_root or case_corpus.default_root()), harbor_version=harbor)
+    ci = generation.PROFILES["ci"]
+
+    def from_cases(conn) -> None:
+        for seq, item in enumerate(corpus, 1):
+            conn.run(seq, item.case.surface, wire.encode(item.case.input))
+
+    def from_ci(conn) -> None:
+        # The candidate only decides when shrinking starts; the reference agrees with the oracle.
+        reference = connect("reference")
+        for name, surface in surfaces.SURFACES.items():
+            if surface.strategy:
+                generation.generate(name, reference, Oracle(conn), profile=ci, seed=ci.fixed_seed)
+
+    results, complete = {}, True
+    for name in sources:
+        console.print(f"measuring harbor {harbor} under coverage.py: {name}", highlight=False)
+        try:
+            result = measure(from_cases if name == "cases" else from_ci, harbor_version=harbor,
+                             log=lambda m: console.print(m, highlight=False))
+        except (CoverageError, ConnectError, OracleSetupError) as e:
+            raise _fail(str(e)) from None
+        label = f"{len(corpus)} cases" if name == "cases" else f"ci profile (seed {ci.fixed_seed}, {ci.max_examples} per surface)"
+        out.print(table(result, f"harbor {harbor}: reached by the {label}"))
+        for note in unreachable_notes(result):
+            out.print(f"  unreachable {note}", highlight=False, markup=False)
+        results[name] = result.to_json()
+        complete = complete and result.complete
+        verdict = "every reachable line and branch" if result.complete else "[red]not everything reachable[/red]"
+        out.print(f"{name}: {verdict}")
+    if json_out is not None:
+        json_out.write_text(json.dumps(results, indent=2) + "\n")
+    raise typer.Exit(0 if complete else 1)
 
 
 @cases_app.command("list")

@@ -257,16 +257,34 @@ class Subprocess:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def harbor_argv(harbor_version: str, *, log=lambda message: None) -> list[str]:
-    """The command that runs harbor's own code for one release behind the protocol."""
+def harbor_argv(harbor_version: str, *, coverage_data: Path | None = None, log=lambda message: None) -> list[str]:
+    """The command that runs harbor's own code for one release behind the protocol.
+
+    With ``coverage_data``, the adapter runs under coverage.py (line and branch)
+    in the instrumented environment, measuring harbor's package only; the data
+    is written to that file when the adapter exits normally (after ``stop``).
+    """
     from conformance import oracle_env
 
-    env = oracle_env.ensure(harbor_version, log=log)
+    env = oracle_env.ensure(harbor_version, coverage=coverage_data is not None, log=log)
     adapter = Path(str(resources.files("oracles") / "harbor_adapter.py"))
     kit = Path(wire.__file__).resolve().parent
-    # -I: nothing from the harness's environment leaks into harbor's;
+    # -I: nothing from the harness's environment leaks into harbor's (it drops
+    # PYTHON* variables, user site and the script's directory, not the venv's
+    # site-packages, so `-m coverage` still imports; coverage's runner leaves
+    # sys.path[0] alone under -I as well);
     # -X utf8: reward files decode as UTF-8 whatever the machine's locale.
-    return [str(env.python), "-I", "-X", "utf8", str(adapter), str(kit)]
+    python = [str(env.python), "-I", "-X", "utf8"]
+    if coverage_data is None:
+        return [*python, str(adapter), str(kit)]
+    harbor_dir = env.package_dir("harbor").resolve()
+    # --append: if the adapter is restarted after a crash, the new process adds
+    # to what the old one saved instead of erasing it. Only one process runs at
+    # a time, so coverage's `parallel` mode (one file per process) is not needed.
+    # A process killed after a timeout saves nothing (SIGKILL skips atexit).
+    return [*python, "-m", "coverage", "run", "--branch", "--append",
+            f"--data-file={Path(coverage_data).resolve()}", f"--include={harbor_dir}/*",
+            str(adapter), str(kit)]
 
 
 def _absolute_if_path(arg: str) -> str:
@@ -299,7 +317,11 @@ def _import_attr(spec: str) -> Any:
     return obj
 
 
-def connect(spec: str, *, timeout: float = DEFAULT_TIMEOUT, log=lambda message: None) -> Connection:
+def connect(spec: str, *, timeout: float = DEFAULT_TIMEOUT, coverage_data: Path | None = None,
+            log=lambda message: None) -> Connection:
+    """``coverage_data``: only for ``harbor==X``, run harbor under coverage.py into that file."""
+    if coverage_data is not None and not spec.startswith("harbor=="):
+        raise ConnectError(f"{spec}: coverage is measured only for harbor==VERSION, the oracle's own code")
     if spec.startswith("exec:"):
         argv = [_absolute_if_path(arg) for arg in shlex.split(spec[len("exec:"):])]
         if not argv:
@@ -307,7 +329,8 @@ def connect(spec: str, *, timeout: float = DEFAULT_TIMEOUT, log=lambda message: 
         return Subprocess(spec, argv, timeout=timeout)
     if spec.startswith("harbor=="):
         version = spec[len("harbor=="):]
-        return Subprocess(spec, harbor_argv(version, log=log), timeout=max(timeout, 120.0))
+        argv = harbor_argv(version, coverage_data=coverage_data, log=log)
+        return Subprocess(spec, argv, timeout=max(timeout, 120.0))
     if spec in BUILTINS:
         return InProcess(spec, _import_attr(BUILTINS[spec]))
     if ":" in spec:

@@ -2,14 +2,20 @@
 
 An environment lives outside the repository, under the user cache directory,
 keyed by harbor version and the hash of the lock that built it, so a changed
-lock never reuses a stale environment. Creation is atomic (build in a
-temporary folder, rename into place) and serialised by a file lock, so
-parallel pytest-xdist workers share one environment.
+lock never reuses a stale environment. Creation is serialised by a file
+lock, so parallel pytest-xdist workers share one environment, and a marker
+file written last tells a whole environment from a half-built one.
+
+``ensure(version, coverage=True)`` gives a second environment, in its own
+directory (``harbor-<version>-<digest>-coverage``, the digest covering both
+locks), that also holds coverage.py from ``oracles/coverage.lock``; the plain
+oracle environment is never touched by it.
 """
 
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -34,10 +40,29 @@ class OracleEnv:
     harbor_version: str
     root: Path
     lock_hash: str
+    coverage: bool = False
 
     @property
     def python(self) -> Path:
         return self.root / "bin" / "python"
+
+    def package_dir(self, name: str) -> Path:
+        """Where an installed top-level package lives, as the environment's interpreter finds it."""
+        return _package_dir(str(self.python), name)
+
+
+@functools.cache
+def _package_dir(python: str, name: str) -> Path:
+    # find_spec locates the package without importing (running) it.
+    proc = subprocess.run(
+        [python, "-I", "-c",
+         "import importlib.util, sys; print(importlib.util.find_spec(sys.argv[1]).submodule_search_locations[0])",
+         name],
+        capture_output=True, text=True,
+    )
+    if proc.returncode != 0:
+        raise OracleSetupError(f"{name} is not installed in {python}:\n{proc.stderr.strip()[-2000:]}")
+    return Path(proc.stdout.strip())
 
 
 def cache_root() -> Path:
@@ -51,6 +76,19 @@ def lock_path(harbor_version: str) -> Path | None:
     candidate = resources.files("oracles") / f"harbor-{harbor_version}.lock"
     path = Path(str(candidate))
     return path if path.is_file() else None
+
+
+def coverage_lock_path() -> Path:
+    """The committed lock that adds coverage.py to an oracle environment."""
+    return Path(str(resources.files("oracles") / "coverage.lock"))
+
+
+def _digest(locks: list[Path]) -> str:
+    if len(locks) == 1:
+        return hashlib.sha256(locks[0].read_bytes()).hexdigest()[:16]
+    # Hash of the per-file hashes: no shifting of bytes between files gives the same digest.
+    joined = b"".join(hashlib.sha256(lock.read_bytes()).digest() for lock in locks)
+    return hashlib.sha256(joined).hexdigest()[:16]
 
 
 def uv_binary() -> str:
@@ -128,47 +166,60 @@ def _requirements(harbor_version: str, workdir: Path) -> Path:
     return resolved
 
 
-def ensure(harbor_version: str, *, log=lambda message: None) -> OracleEnv:
-    """Return the environment for this harbor release, creating it on first use."""
+def ensure(harbor_version: str, *, coverage: bool = False, log=lambda message: None) -> OracleEnv:
+    """Return the environment for this harbor release, creating it on first use.
+
+    With ``coverage=True``, the environment that also holds coverage.py.
+    """
     root = cache_root()
-    with _locked(root / f".harbor-{harbor_version}.lock"):
+    suffix = "-coverage" if coverage else ""
+    with _locked(root / f".harbor-{harbor_version}{suffix}.lock"):
         shipped = lock_path(harbor_version)
         if shipped is not None:
-            digest = hashlib.sha256(shipped.read_bytes()).hexdigest()[:16]
-            env = OracleEnv(harbor_version, root / f"harbor-{harbor_version}-{digest}", digest)
+            digest = _digest([shipped, coverage_lock_path()] if coverage else [shipped])
+            env = OracleEnv(harbor_version, root / f"harbor-{harbor_version}-{digest}{suffix}", digest, coverage)
             if (env.root / "conformance-env.json").is_file():
                 return env
         else:
-            existing = sorted(root.glob(f"harbor-{harbor_version}-*/conformance-env.json"))
+            # The plain and the coverage environments share the name prefix: tell them apart.
+            existing = sorted(
+                marker for marker in root.glob(f"harbor-{harbor_version}-*/conformance-env.json")
+                if marker.parent.name.endswith("-coverage") == coverage
+            )
             if existing:
                 meta = json.loads(existing[-1].read_text())
-                return OracleEnv(harbor_version, existing[-1].parent, meta["lock_hash"])
-        return _create(harbor_version, root, log)
+                return OracleEnv(harbor_version, existing[-1].parent, meta["lock_hash"], coverage)
+        return _create(harbor_version, root, log, coverage)
 
 
-def _create(harbor_version: str, root: Path, log) -> OracleEnv:
+def _create(harbor_version: str, root: Path, log, coverage: bool = False) -> OracleEnv:
     # Built in place (venv scripts hold absolute paths); the marker file is
     # written last, so a half-built environment is never taken for a whole one.
-    workdir = root / f".resolve-harbor-{harbor_version}-{os.getpid()}"
+    suffix = "-coverage" if coverage else ""
+    workdir = root / f".resolve-harbor-{harbor_version}{suffix}-{os.getpid()}"
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)
     try:
         python = find_python()
         lock = _requirements(harbor_version, workdir)
-        digest = hashlib.sha256(lock.read_bytes()).hexdigest()[:16]
-        env = OracleEnv(harbor_version, root / f"harbor-{harbor_version}-{digest}", digest)
-        log(f"creating the harbor {harbor_version} oracle environment in {env.root} (first use only)")
+        locks = [lock, coverage_lock_path()] if coverage else [lock]
+        digest = _digest(locks)
+        env = OracleEnv(harbor_version, root / f"harbor-{harbor_version}-{digest}{suffix}", digest, coverage)
+        what = "instrumented (coverage) oracle environment" if coverage else "oracle environment"
+        log(f"creating the harbor {harbor_version} {what} in {env.root} (first use only)")
         shutil.rmtree(env.root, ignore_errors=True)
         uv = uv_binary()
         _run([uv, "venv", "--quiet", "--python", python, str(env.root)], "creating the virtualenv")
         _run(
-            [uv, "pip", "sync", "--quiet", "--python", str(env.python), "--require-hashes", str(lock)],
-            f"installing harbor=={harbor_version}",
+            [uv, "pip", "sync", "--quiet", "--python", str(env.python), "--require-hashes", *map(str, locks)],
+            f"installing harbor=={harbor_version}" + (" and coverage" if coverage else ""),
         )
         shutil.copy(lock, env.root / "harbor.lock")
-        (env.root / "conformance-env.json").write_text(
-            json.dumps({"harbor": harbor_version, "lock_hash": digest, "python": python}, indent=2)
-        )
+        meta = {"harbor": harbor_version, "lock_hash": digest, "python": python}
+        if coverage:
+            shutil.copy(locks[1], env.root / "coverage.lock")
+            meta["coverage"] = True
+        (env.root / "conformance-env.json").write_text(json.dumps(meta, indent=2))
         return env
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

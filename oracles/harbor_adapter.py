@@ -5,6 +5,10 @@ Runs inside a cached virtualenv holding one harbor release (see
 
     <venv>/bin/python -I -X utf8 harbor_adapter.py <path to the conformance package>
 
+or, to measure which of harbor's lines it runs (``conformance.oracle_coverage``),
+in a second environment that also has coverage.py, as
+``python -I -X utf8 -m coverage run --branch ... harbor_adapter.py <path>``.
+
 It serves through the suite's own candidate kit (``conformance/candidate.py``
 and ``conformance/wire.py``, standard library only, loaded by path so nothing
 else of the harness enters harbor's environment): the oracle is just another
@@ -138,6 +142,9 @@ def build(workdir: Path):
 
 
 def main() -> None:
+    # serve() returns on `stop` or end of input, and the interpreter then exits
+    # normally: under `coverage run` that is when the data file is written (an
+    # exit hook, which os._exit or a kill would skip).
     workdir = Path(tempfile.mkdtemp(prefix="harbor-oracle-"))
     try:
         build(workdir).serve()

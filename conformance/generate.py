@@ -24,6 +24,7 @@ import hashlib
 import json
 import random
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,6 +100,30 @@ def divergence_type(kind: tuple[str, ...]) -> type[Divergence]:
     if kind not in _KINDS:
         _KINDS[kind] = type(f"Divergence[{'/'.join(kind)}]", (Divergence,), {"kind": kind})
     return _KINDS[kind]
+
+
+@contextmanager
+def _inputs_independent_of_imports():
+    """Keep Hypothesis from mixing literals of locally imported modules into its draws.
+
+    Hypothesis mines constants from every non-site-packages module in
+    sys.modules; an in-process candidate's own module (or which commands of
+    this package ran) would then change the inputs a seed produces, and the
+    same seed must give every candidate the same inputs.
+    """
+    from hypothesis.internal.conjecture import providers
+
+    original = getattr(providers, "_get_local_constants", None)
+    if original is None or not hasattr(providers, "Constants"):  # a Hypothesis without the feature
+        yield
+        return
+    providers._get_local_constants = providers.Constants
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = original
+        providers.CONSTANTS_CACHE.cache.clear()
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
@@ -214,7 +239,8 @@ def _round(
         print_blob=False,
     )(given(surfaces.get(surface_name).inputs())(check)))
     try:
-        with with_reporter(lambda _message: None):  # findings go to the report, not to stdout
+        # findings go to the report, not to stdout
+        with with_reporter(lambda _message: None), _inputs_independent_of_imports():
             test()
     except BaseException as error:  # noqa: B036 - Hypothesis raises groups; anything else is reported
         if isinstance(error, KeyboardInterrupt):

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from conformance import cases as case_corpus
 from conformance import generate, surfaces, wire
 from conformance.candidate import Candidate
-from conformance.connect import connect
+from conformance.connect import InProcess, connect
 from conformance.reference import candidate as reference
-from conformance.reference import metrics
+from conformance.reference import metrics, reward_files
 from conformance.report import read
 from conformance.runner import run_cases
 from conformance.yaml_values import CaseLoader, render
@@ -226,3 +226,24 @@ def test_profile_and_seed_are_checked_and_recorded(tmp_path):
     assert data.footer["conforms"] is True
     summary = _cli("summary", str(report))
     assert summary.returncode == 0 and "generated inputs" in summary.stdout
+
+
+def test_a_seed_draws_the_same_inputs_whatever_modules_are_loaded(tmp_path, live_oracle, monkeypatch):
+    # Hypothesis mixes literals from locally imported modules into its draws; an
+    # in-process candidate's module must not change what a seed generates.
+    seen: list = []
+    recorder = reference.derive("recorder", **{"reward.parse": lambda d: seen.append(d) or reward_files.parse(d)})
+
+    def inputs():
+        seen.clear()
+        generate.generate("reward.parse", InProcess("recorder", recorder), live_oracle,
+                          profile=CI, seed=5, max_examples=60)
+        return list(seen)
+
+    before = inputs()
+    module = tmp_path / "candidate_with_literals.py"
+    # a module with a few literals (Hypothesis skips modules with very many)
+    module.write_text('WORDS = ["0.5e-3", "NaN", "-0", "reward", "1_0", " 1 "]\nNUMBERS = [12345, 99999, 2**70]\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    __import__("candidate_with_literals")
+    assert inputs() == before

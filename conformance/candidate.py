@@ -11,14 +11,43 @@ in-process (``module:attr``) and over stdin/stdout (``exec:``) through
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
 import sys
+import tempfile
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from conformance import wire
 
 Handler = Callable[[Any], Any]
+
+
+@contextlib.contextmanager
+def working_folder(files: dict[str, bytes] | None) -> Iterator[Path]:
+    """A fresh folder holding ``files`` (relative name -> bytes), the current directory meanwhile.
+
+    Inputs that name files (a ``uv-script`` metric's ``script_path``) carry
+    them along; relative names then resolve as they would in a job's folder.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="conformance-files-"))
+    previous = os.getcwd()
+    try:
+        for name, data in (files or {}).items():
+            relative = PurePosixPath(name)
+            if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+                raise ValueError(f"file name {name!r} must be relative and stay inside the folder")
+            target = folder.joinpath(*relative.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        os.chdir(folder)
+        yield folder
+    finally:
+        os.chdir(previous)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 class SkipSurface(Exception):

@@ -166,7 +166,9 @@ def load_file(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
     nodes = _case_nodes(root)
     errors = [CaseError(path, p.line, _owner(nodes, p.line), p.message) for p in lint(root)]
     try:
-        data = CaseLoader(text).get_single_data()
+        loader = CaseLoader(text)
+        loader.base_dir = path.parent
+        data = loader.get_single_data()
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark else 1

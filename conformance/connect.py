@@ -326,11 +326,15 @@ def connect(spec: str, *, timeout: float = DEFAULT_TIMEOUT, coverage_data: Path 
         argv = [_absolute_if_path(arg) for arg in shlex.split(spec[len("exec:"):])]
         if not argv:
             raise ConnectError("exec: needs a command, e.g. exec:'python -m conformance.reference'")
-        return Subprocess(spec, argv, timeout=timeout)
+        from conformance import oracle_env
+
+        return Subprocess(spec, argv, env=oracle_env.script_environment(), timeout=timeout)
     if spec.startswith("harbor=="):
         version = spec[len("harbor=="):]
         argv = harbor_argv(version, coverage_data=coverage_data, log=log)
-        return Subprocess(spec, argv, timeout=max(timeout, 120.0))
+        from conformance import oracle_env
+
+        return Subprocess(spec, argv, env=oracle_env.script_environment(), timeout=max(timeout, 120.0))
     if spec in BUILTINS:
         return InProcess(spec, _import_attr(BUILTINS[spec]))
     if ":" in spec:

@@ -87,6 +87,8 @@ TARGETS: dict[str, tuple[Target, ...]] = {
                   "metric_type is MetricConfig.type, validated into a MetricType member, "
                   "and _METRIC_MAP has every member"),
         )),
+        Target("harbor/metrics/uv_script.py", "UvScript.__init__"),
+        Target("harbor/metrics/uv_script.py", "UvScript.compute"),
     ),
     "pass_at_k": (
         Target(PASS_AT_K, "compute_pass_at_k_by_evals"),

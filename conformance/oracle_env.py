@@ -103,6 +103,25 @@ def uv_binary() -> str:
     raise OracleSetupError("uv is not available: `pip install uv` (it is a dependency of this package)")
 
 
+@functools.cache
+def script_environment() -> dict[str, str]:
+    """The process environment of the oracle and of exec candidates: uv on PATH, one Python for scripts.
+
+    harbor runs ``uv run SCRIPT`` for uv-script metrics and needs ``uv`` on
+    PATH; the suite provides its own. UV_PYTHON makes every side run a script
+    with the oracle's CPython, so a script's result cannot differ by which
+    Python each side happens to find.
+    """
+    env = dict(os.environ)
+    try:
+        env["PATH"] = os.pathsep.join([str(Path(uv_binary()).parent), env.get("PATH", "")])
+        env["UV_PYTHON"] = find_python()
+    except OracleSetupError:
+        pass  # nothing to run scripts with; a uv-script metric will say so when it runs
+    env.setdefault("UV_NO_PROGRESS", "1")
+    return env
+
+
 def find_python(series: str = PYTHON_SERIES) -> str:
     """A CPython interpreter of the given series, from PATH or pyenv."""
     override = os.environ.get("HARBOR_CONFORMANCE_PYTHON")

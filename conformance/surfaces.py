@@ -34,10 +34,15 @@ class VerifierDir(_Input):
 
 
 class MetricComputeInput(_Input):
-    """A metric object as in a dataset's registry.json, and one reward dict (or null) per trial."""
+    """A metric object as in a dataset's registry.json, and one reward dict (or null) per trial.
+
+    ``scripts`` holds the files a ``uv-script`` metric names: each is written,
+    under its relative name, into the folder the metric is computed from.
+    """
 
     metric: dict[StrictStr, Any]
     rewards: list[RewardDict | None]
+    scripts: dict[StrictStr, StrictBytes] | None = None
 
 
 class Trial(_Input):
@@ -107,7 +112,7 @@ register(Surface(
 ))
 register(Surface(
     name="metric.compute",
-    summary="a dataset metric (mean, max, min, sum) over per-trial reward dicts",
+    summary="a dataset metric (mean, max, min, sum, uv-script) over per-trial reward dicts",
     input_model=MetricComputeInput,
     output="dict[str, float | int], or the exception raised",
     spec="seed-003 §3",

@@ -8,6 +8,7 @@ case files spell values with tags:
     !float bits:7ff8000000000001   a float by its 16 hex digit bit pattern
     !bytes "1\\n"        the UTF-8 bytes of a string
     !hex "ef bb bf 31"   bytes by hex digits (spaces ignored)
+    !file scripts/x.py  the bytes of a file beside the case file (a relative path inside its folder)
 
 Plain ints are allowed in canonical decimal form only; plain booleans only as
 ``true``/``false``. :func:`lint` finds every plain scalar that breaks this.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 
 import yaml
 
@@ -39,6 +41,8 @@ def _float_advice(text: str) -> str:
 
 class CaseLoader(yaml.SafeLoader):
     """SafeLoader plus the value tags; it can construct nothing executable."""
+
+    base_dir: Path | None = None  # the case file's folder, for !file
 
 
 def parse_float_literal(text: str) -> float:
@@ -75,6 +79,28 @@ def _hex(text: str) -> bytes:
 CaseLoader.add_constructor("!float", _construct(parse_float_literal))
 CaseLoader.add_constructor("!bytes", _construct(lambda text: text.encode("utf-8")))
 CaseLoader.add_constructor("!hex", _construct(_hex))
+
+
+def _file(loader: CaseLoader, node: yaml.Node) -> bytes:
+    text = loader.construct_scalar(node) if isinstance(node, yaml.ScalarNode) else None
+    problem = None
+    if not text:
+        problem = "!file takes a relative path"
+    elif loader.base_dir is None:
+        problem = "!file is only allowed in a case file"
+    else:
+        relative = PurePosixPath(text)
+        if relative.is_absolute() or ".." in relative.parts:
+            problem = f"!file {text!r} must be a relative path inside the case file's folder"
+        else:
+            try:
+                return (loader.base_dir / relative).read_bytes()
+            except OSError as e:
+                problem = f"!file {text!r}: {e.strerror or e}"
+    raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark)
+
+
+CaseLoader.add_constructor("!file", _file)
 
 
 @dataclass(frozen=True)

@@ -482,3 +482,49 @@ def test_errors_from_several_files_are_all_reported(tmp_path):
 def test_missing_corpus_folder(tmp_path):
     loaded, errors = check_corpus(tmp_path / "nope")
     assert loaded == [] and len(errors) == 1
+
+
+UV_CASE = """\
+surface: metric.compute
+cases:
+  - id: metric.compute::uv
+    description: a uv-script metric shipping its script
+    spec: seed-000
+    input:
+      metric: {type: uv-script, kwargs: {script_path: m.py}}
+      rewards: []
+      scripts: {m.py: !file PATH}
+"""
+
+
+def test_file_tag_reads_bytes_beside_the_case_file(tmp_path):
+    (tmp_path / "metric.compute" / "scripts").mkdir(parents=True)
+    (tmp_path / "metric.compute" / "scripts" / "m.py").write_bytes(b"print('\\xff')\r\n\x00")
+    write(tmp_path, "metric.compute", "uv.yaml", UV_CASE.replace("PATH", "scripts/m.py"))
+    loaded, errors = check_corpus(tmp_path)
+    assert errors == []
+    assert loaded[0].case.input["scripts"] == {"m.py": b"print('\\xff')\r\n\x00"}
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    ("scripts/none.py", "No such file"),
+    ("/etc/hostname", "must be a relative path"),
+    ("../outside.py", "must be a relative path"),
+    ('""', "takes a relative path"),
+])
+def test_file_tag_errors_name_file_line_and_case(tmp_path, path, message):
+    (tmp_path / "outside.py").write_text("x = 1\n")
+    target = write(tmp_path, "metric.compute", "uv.yaml", UV_CASE.replace("PATH", path))
+    errors = errors_for(tmp_path)
+    assert len(errors) == 1 and errors[0].file == target and errors[0].line == 9
+    assert errors[0].case_id == "metric.compute::uv"
+    assert message in errors[0].message
+
+
+def test_file_tag_outside_a_case_file_is_refused():
+    import yaml
+
+    from conformance.yaml_values import CaseLoader
+
+    with pytest.raises(yaml.YAMLError, match="only allowed in a case file"):
+        yaml.load("x: !file a.py\n", Loader=CaseLoader)

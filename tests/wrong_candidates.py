@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 
+from conformance.candidate import working_folder
 from conformance.reference import candidate as reference
-from conformance.reference import metrics, pass_at_k, reward_files
+from conformance.reference import metrics, pass_at_k, reward_files, uv_script
 from conformance.reference.cpython_sum import cpython312_sum
 
 
@@ -115,6 +116,28 @@ def _verbatim_json(verifier_dir: dict):
 # 7. reward.json values returned as json.loads made them, without the model's coercion.
 json_verbatim = reference.derive("wrong-json-verbatim", **{"reward.parse": _verbatim_json})
 
+class _CompactJsonl(uv_script.UvScriptMetric):
+    def compute(self, rewards: list):
+        # The rewards file written the way most JSON libraries write by default: no spaces.
+        original = uv_script.json.dumps
+        uv_script.json.dumps = lambda value: original(value, separators=(",", ":"))
+        try:
+            return super().compute(rewards)
+        finally:
+            uv_script.json.dumps = original
+
+
+def _compact_jsonl(request: dict):
+    with working_folder(request.get("scripts")):
+        config = request["metric"]
+        if isinstance(config, dict) and config.get("type") == "uv-script":
+            return _CompactJsonl(**config.get("kwargs", {})).compute(request["rewards"])
+        return metrics.compute(request)
+
+
+# 8. A uv-script metric's rewards file written without the spaces json.dumps puts after , and :.
+uv_jsonl_compact = reference.derive("wrong-uv-jsonl-compact", **{"metric.compute": _compact_jsonl})
+
 # Each wrong candidate, the surface its bug lives in, and the mismatch class it must be caught with.
 CAUGHT_AS = {
     "mean_fsum": ("metric.compute", "ulp"),
@@ -124,6 +147,7 @@ CAUGHT_AS = {
     "pass_at_1": ("pass_at_k", "extra-key"),
     "negative_zero_lost": ("reward.parse", "sign-of-zero"),
     "json_verbatim": ("reward.parse", "type"),
+    "uv_jsonl_compact": ("metric.compute", "value"),
 }
 
 

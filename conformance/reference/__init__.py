@@ -11,7 +11,7 @@ from __future__ import annotations
 import platform
 
 from conformance import __version__
-from conformance.candidate import Candidate, SkipSurface
+from conformance.candidate import Candidate, working_folder
 from conformance.reference import metrics, pass_at_k, reward_files
 
 candidate = Candidate(
@@ -30,9 +30,8 @@ def reward_parse(verifier_dir: dict) -> dict | None:
 
 @candidate.surface("metric.compute")
 def metric_compute(request: dict) -> dict:
-    if isinstance(request.get("metric"), dict) and request["metric"].get("type") == "uv-script":
-        raise SkipSurface("uv-script metrics are not implemented by the reference candidate")
-    return metrics.compute(request)
+    with working_folder(request.get("scripts")):
+        return metrics.compute(request)
 
 
 @candidate.surface("pass_at_k")

@@ -13,6 +13,7 @@ from typing import Any
 
 from conformance.reference.cpython_sum import cpython312_sum
 from conformance.reference.pydantic_float import ValidationError
+from conformance.reference.uv_script import UvScriptMetric
 
 
 def _mean(values: list) -> Any:
@@ -48,7 +49,7 @@ def metric_from_config(config: Any) -> Callable[[list], dict]:
     ):
         raise ValidationError(f"invalid metric config {config!r}")
     if kind == "uv-script":
-        raise NotImplementedError("uv-script metrics run a script")
+        return UvScriptMetric(**kwargs).compute
     if kwargs:
         # The built-in metrics take no constructor arguments.
         raise TypeError(f"{kind} metric takes no arguments, got {sorted(kwargs)}")

@@ -69,4 +69,28 @@ metric_config = st.one_of(
                      {"type": "max", "extra": 1}, {"kwargs": {}}]),
 )
 
-metric_inputs = st.fixed_dictionaries({"metric": metric_config, "rewards": rewards})
+# uv-script metrics run the corpus's own scripts (cases/metric.compute/scripts/): one that writes the
+# rewards file back as harbor wrote it, one with several outputs, one that fails. Each run costs a
+# `uv run` on both sides, so they are a small share of the draws.
+UV_SCRIPTS = ("echo_lines.py", "pass_rate.py", "fails.py")
+
+
+def _uv_script_inputs() -> st.SearchStrategy[dict]:
+    from conformance.cases import default_root
+
+    folder = default_root() / "metric.compute" / "scripts"
+    shipped = {name: (folder / name).read_bytes() for name in UV_SCRIPTS if (folder / name).is_file()}
+    if not shipped:
+        return st.nothing()
+    return st.builds(
+        lambda name, rewards, ship: {"metric": {"type": "uv-script", "kwargs": {"script_path": name}},
+                                     "rewards": rewards, **({"scripts": {name: shipped[name]}} if ship else {})},
+        st.sampled_from(sorted(shipped)),
+        st.lists(st.one_of(st.none(), reward_dict), max_size=5),
+        st.sampled_from([True, True, True, False]),  # sometimes the named script is missing
+    )
+
+
+builtin_inputs = st.fixed_dictionaries({"metric": metric_config, "rewards": rewards})
+# one_of weighs distinct branches alike (a repeated branch counts once): pick uv-script one time in ten.
+metric_inputs = st.sampled_from(range(10)).flatmap(lambda i: st.deferred(_uv_script_inputs) if i == 9 else builtin_inputs)

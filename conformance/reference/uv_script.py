@@ -1,0 +1,39 @@
+"""The ``uv-script`` metric: rewards to a JSONL file, ``uv run SCRIPT -i IN -o OUT``, the JSON it writes.
+
+What harbor 0.13.1 does, written from its observed behaviour: one line per
+trial, ``null`` for a trial without rewards, otherwise ``json.dump`` with its
+default spelling (``NaN``/``Infinity`` tokens, ASCII escapes); a non-zero exit
+is a RuntimeError; the output file is read back as whatever JSON it holds.
+The script runs in the environment the suite gives every side (uv on PATH,
+the oracle's Python; see ``conformance.oracle_env.script_environment``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+class UvScriptMetric:
+    def __init__(self, script_path: Any) -> None:
+        self.script_path = Path(script_path)
+        if not self.script_path.exists():
+            raise FileNotFoundError(f"Script file not found: {self.script_path}")
+
+    def compute(self, rewards: list) -> Any:
+        from conformance.oracle_env import script_environment
+
+        with tempfile.TemporaryDirectory() as folder:
+            input_path, output_path = Path(folder) / "rewards.jsonl", Path(folder) / "metric.json"
+            input_path.write_text("".join("null\n" if r is None else json.dumps(r) + "\n" for r in rewards),
+                                  encoding="utf-8")
+            result = subprocess.run(
+                ["uv", "run", str(self.script_path), "-i", str(input_path), "-o", str(output_path)],
+                capture_output=True, text=True, env=script_environment(),
+            )
+            if result.returncode != 0:
+                raise RuntimeError(f"Failed to compute custom metric: {result.stderr}")
+            return json.loads(output_path.read_text(encoding="utf-8"))

@@ -123,7 +123,8 @@ def run_input(
     recorded: Result | None = None,
 ) -> CaseRecord:
     """One input to the oracle (or its recording) and to the candidate, compared."""
-    policy = policy or surfaces.get(surface_name).policy
+    surface = surfaces.get(surface_name)
+    policy = policy or surface.policy
     started = time.perf_counter()
     input_wire = wire.encode(value)
     record = CaseRecord(case_id, surface_name, "pass")
@@ -144,7 +145,7 @@ def run_input(
         if recorded is None:
             record.recording = "missing"
         else:
-            record.recording_mismatches = compare(recorded, expected, policy)
+            record.recording_mismatches = compare(recorded, expected, policy, surface.unordered)
             record.recording = "stale" if record.recording_mismatches else "agrees"
     record.oracle = result_json(expected)
 
@@ -155,7 +156,7 @@ def run_input(
         record.detail = reply.detail
     else:
         record.candidate = result_json(actual)
-        record.mismatches = compare(expected, actual, policy)
+        record.mismatches = compare(expected, actual, policy, surface.unordered)
         record.outcome = "fail" if record.mismatches else "pass"
     record.seconds = time.perf_counter() - started
     return record

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, StrictBytes, StrictFloat, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictBytes, StrictFloat, StrictInt, StrictStr
 
 from conformance.compare import NanPolicy
 
@@ -53,6 +53,21 @@ class Trial(_Input):
     rewards: RewardDict | None
 
 
+class Step(_Input):
+    """One step of a multi-step trial: what its verifier leaves, or that its test script timed out."""
+
+    reward_txt: StrictBytes | None = None
+    reward_json: StrictBytes | None = None
+    raises: Literal["timeout"] | None = None
+
+
+class MultiStepInput(_Input):
+    """A multi-step task's ``multi_step_reward_strategy`` (None: unset) and its steps, in order."""
+
+    strategy: StrictStr | None = None
+    steps: list[Step] = Field(min_length=1)
+
+
 class PassAtKInput(_Input):
     """Trials in the order the job finished them."""
 
@@ -68,6 +83,8 @@ class Surface:
     spec: str  # the section of the scoring spec it checks
     strategy: str | None = None  # "module:attr" of the Hypothesis strategy drawing its inputs
     policy: NanPolicy = NanPolicy.ANY
+    # Paths of output dicts whose key order harbor leaves to chance (built from a set).
+    unordered: frozenset[str] = frozenset()
     tags: tuple[str, ...] = field(default=())
 
     def inputs(self) -> Any:
@@ -125,4 +142,14 @@ register(Surface(
     output="dict[evals_key, dict[int k, float]]",
     spec="seed-003 §4",
     strategy="conformance.strategies.trial_sets:trial_sets",
+))
+register(Surface(
+    name="multi_step.reward",
+    summary="a multi-step trial's reward from its steps' verifier results, by the task's strategy",
+    input_model=MultiStepInput,
+    output="{verifier_result, exception_type, steps: [{name, verifier_result, exception_type}]}",
+    spec="seed-003 §5 (multi-step)",
+    strategy="conformance.strategies.steps:multi_step_inputs",
+    # The mean strategy collects keys in a set: their order follows the hash seed.
+    unordered=frozenset({"$['verifier_result']['rewards']"}),
 ))

@@ -62,6 +62,19 @@ def _load_kit(package_dir: str):
 
 wire, kit = _load_kit(sys.argv[1])
 
+
+def _load_sibling(name: str) -> types.ModuleType:
+    """A module beside this file (``-I`` keeps its folder off sys.path), under its plain name:
+    harbor imports the scripted environment class as ``harbor_job:ScriptedEnvironment``."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().with_name(f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+harbor_job = _load_sibling("harbor_job")
+
 HARBOR_VERSION = importlib.metadata.version("harbor")
 
 
@@ -140,6 +153,7 @@ def build(workdir: Path):
     oracle.surface("reward.parse")(RewardParse(workdir / "reward.parse"))
     oracle.surface("metric.compute")(metric_compute)
     oracle.surface("pass_at_k")(pass_at_k)
+    oracle.surface("multi_step.reward")(harbor_job.MultiStepReward(harbor_job.JobRunner(workdir / "jobs")))
     return oracle
 
 

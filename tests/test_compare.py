@@ -402,3 +402,14 @@ def test_dict_keys_equal_in_python_but_of_another_type_are_a_type_mismatch():
     assert [m.cls for m in cv({"g": {2: 0.5}}, {"g": {2.0: 0.5}})] == [MC.TYPE]
     assert [m.cls for m in cv({1: "x"}, {True: "x"})] == [MC.TYPE]
     assert cv({2: 0.5}, {2: 0.5}) == []
+
+
+def test_key_order_is_ignored_only_at_the_paths_declared_unordered():
+    expected = Result.of_value({"rewards": {"a": 0.5, "b": 1.0}, "steps": {"a": 1, "b": 2}})
+    actual = Result.of_value({"rewards": {"b": 1.0, "a": 0.5}, "steps": {"b": 2, "a": 1}})
+    found = compare(expected, actual, NanPolicy.ANY, frozenset({"$['rewards']"}))
+    assert [(m.cls, m.path) for m in found] == [(MismatchClass.KEY_ORDER, "$['steps']")]
+    # values under an unordered dict are still compared
+    worse = Result.of_value({"rewards": {"b": 1.0, "a": 0.25}, "steps": {"a": 1, "b": 2}})
+    found = compare(expected, worse, NanPolicy.ANY, frozenset({"$['rewards']"}))
+    assert [(m.cls, m.path) for m in found] == [(MismatchClass.ULP, "$['rewards']['a']")]

@@ -10,7 +10,7 @@ import math
 
 from conformance.candidate import working_folder
 from conformance.reference import candidate as reference
-from conformance.reference import metrics, pass_at_k, reward_files, uv_script
+from conformance.reference import metrics, multi_step, pass_at_k, reward_files, uv_script
 from conformance.reference.cpython_sum import cpython312_sum
 
 
@@ -138,6 +138,18 @@ def _compact_jsonl(request: dict):
 # 8. A uv-script metric's rewards file written without the spaces json.dumps puts after , and :.
 uv_jsonl_compact = reference.derive("wrong-uv-jsonl-compact", **{"metric.compute": _compact_jsonl})
 
+def _final_last_good(request: dict):
+    result = multi_step.compute(request)
+    if request.get("strategy") == "final":
+        # The last step that produced a result, instead of the last step that ran.
+        good = [s["verifier_result"] for s in result["steps"] if s["verifier_result"] is not None]
+        result["verifier_result"] = good[-1] if good else None
+    return result
+
+
+# 9. A multi-step trial's "final" reward taken from the last step with a result.
+final_last_good = reference.derive("wrong-final-last-good", **{"multi_step.reward": _final_last_good})
+
 # Each wrong candidate, the surface its bug lives in, and the mismatch class it must be caught with.
 CAUGHT_AS = {
     "mean_fsum": ("metric.compute", "ulp"),
@@ -148,6 +160,7 @@ CAUGHT_AS = {
     "negative_zero_lost": ("reward.parse", "sign-of-zero"),
     "json_verbatim": ("reward.parse", "type"),
     "uv_jsonl_compact": ("metric.compute", "value"),
+    "final_last_good": ("multi_step.reward", "type"),
 }
 
 

@@ -12,7 +12,7 @@ import platform
 
 from conformance import __version__
 from conformance.candidate import Candidate, working_folder
-from conformance.reference import metrics, pass_at_k, reward_files
+from conformance.reference import metrics, multi_step, pass_at_k, reward_files
 
 candidate = Candidate(
     "reference",
@@ -37,3 +37,8 @@ def metric_compute(request: dict) -> dict:
 @candidate.surface("pass_at_k")
 def pass_at_k_surface(request: dict) -> dict:
     return pass_at_k.compute(request)
+
+
+@candidate.surface("multi_step.reward")
+def multi_step_reward(request: dict) -> dict:
+    return multi_step.compute(request)

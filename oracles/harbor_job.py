@@ -1,0 +1,405 @@
+"""Whole harbor jobs in-process: harbor's own Job, Trial and Verifier over a scripted sandbox.
+
+Loaded by ``harbor_adapter.py`` from its own folder, inside the oracle's
+virtualenv, and registered in ``sys.modules`` as ``harbor_job``: harbor
+imports the environment class by name (``EnvironmentConfig.import_path =
+"harbor_job:ScriptedEnvironment"``).
+
+Nothing of harbor's scoring is re-implemented: a job is built with
+``JobConfig`` and run with ``Job.create(...).run()`` (or one trial, with
+``Trial.create(...).run()``, where a job's own metrics would get in the
+way); the nop agent does
+nothing, and the environment only plays back what each trial's verifier
+leaves in its verifier dir (``reward.txt`` / ``reward.json`` bytes) or which
+exception its test script raises. Everything else (which Trial class runs,
+how steps are aggregated, what is recorded as an exception) is harbor's.
+
+The pieces, for any surface that needs a real job:
+
+* :class:`ScriptedEnvironment`: a harbor ``BaseEnvironment`` (mounted, no
+  container) that plays back a :class:`Script`.
+* :func:`write_task`: one task directory (single- or multi-step).
+* :class:`JobRunner`: runs one ``JobConfig`` (or ``TrialConfig``) per call
+  on a persistent event loop, in a fresh folder that is removed afterwards,
+  with nothing written to stdout (the protocol channel) and harbor's log
+  handlers removed again.
+* :class:`MultiStepReward`: the ``multi_step.reward`` surface on top.
+
+harbor's ``harbor.job`` / ``harbor.trial`` import litellm (seconds); they are
+imported on the first job, not when this module loads, so serving the other
+surfaces does not wait for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import os
+import re
+import shlex
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Before anything imports litellm (harbor.trial -> harbor.agents): use the cost
+# map bundled with litellm instead of fetching it over the network at import.
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+
+from harbor.environments.base import BaseEnvironment, ExecResult  # noqa: E402
+from harbor.environments.capabilities import EnvironmentCapabilities  # noqa: E402
+from harbor.models.trial.paths import EnvironmentPaths  # noqa: E402
+
+MODULE_NAME = "harbor_job"
+ENVIRONMENT_IMPORT_PATH = f"{MODULE_NAME}:ScriptedEnvironment"
+
+# A verifier phase: {"reward_txt": bytes, "reward_json": bytes, "raises": "timeout" | <exception class name>}.
+# Absent / None reward keys write no file; "raises" makes the test script's exec raise (no files written).
+Phase = dict[str, Any]
+
+
+def scripted_exception(name: str) -> BaseException:
+    """The exception a scripted ``raises`` names: "timeout" is TimeoutError (asyncio's too)."""
+    message = "scripted failure"
+    if name in ("timeout", "TimeoutError"):
+        return TimeoutError(message)  # asyncio.TimeoutError is this class (3.11+)
+    builtin = getattr(__import__("builtins"), name, None)
+    if isinstance(builtin, type) and issubclass(builtin, Exception):
+        return builtin(message)
+    return type(name, (Exception,), {})(message)  # recorded as exception_type == name
+
+
+@dataclass
+class Script:
+    """What each trial's environment plays back: per task name, one entry per attempt.
+
+    An attempt is a phase (single-step task) or ``{"steps": [phase, ...]}``
+    (multi-step task: the n-th test-script run gets the n-th phase). The n-th
+    environment constructed for a task gets its n-th attempt; with
+    ``n_concurrent_trials=1`` that is the job's trial order.
+    """
+
+    attempts: dict[str, list[dict[str, Any]]]
+    _constructed: dict[str, int] = field(default_factory=dict)
+
+    def next_attempt(self, task_name: str) -> dict[str, Any]:
+        index = self._constructed.get(task_name, 0)
+        self._constructed[task_name] = index + 1
+        attempts = self.attempts.get(task_name, [])
+        return attempts[index] if index < len(attempts) else {}
+
+
+_SCRIPTS: dict[str, Script] = {}
+_SCRIPT_KEYS = itertools.count()
+
+
+@contextlib.contextmanager
+def registered(script: Script) -> Iterator[str]:
+    """The key under which ScriptedEnvironment finds ``script`` (its ``script`` kwarg), while inside."""
+    key = f"script-{next(_SCRIPT_KEYS)}"
+    _SCRIPTS[key] = script
+    try:
+        yield key
+    finally:
+        del _SCRIPTS[key]
+
+
+_ENV_PATHS = EnvironmentPaths()
+_FIND_EMPTY = re.compile(r"find (\S+) -mindepth 1 ")
+
+
+class ScriptedEnvironment(BaseEnvironment):
+    """A mounted sandbox that runs nothing: the test script's exec writes the scripted reward files.
+
+    ``mounted=True``: harbor reads ``trial_paths.verifier_dir`` on the host
+    directly (no download), as with a bind-mounted container.
+    """
+
+    def __init__(self, *args: Any, script: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._attempt = _SCRIPTS[script].next_attempt(self.environment_dir.parent.name)
+        self._test_runs = 0
+
+    @staticmethod
+    def type() -> str:
+        return "scripted"
+
+    @property
+    def capabilities(self) -> EnvironmentCapabilities:
+        return EnvironmentCapabilities(mounted=True, disable_internet=True, network_allowlist=True)
+
+    def _validate_definition(self) -> None:
+        pass  # no Dockerfile: nothing is built
+
+    async def start(self, force_build: bool) -> None:
+        pass
+
+    async def stop(self, delete: bool) -> None:
+        pass
+
+    async def upload_file(self, source_path: Any, target_path: Any) -> None:
+        pass
+
+    async def upload_dir(self, source_dir: Any, target_dir: Any) -> None:
+        pass
+
+    async def download_file(self, source_path: Any, target_path: Any) -> None:
+        pass
+
+    async def download_dir(self, source_dir: Any, target_dir: Any) -> None:
+        pass
+
+    def _host_dir(self, env_path: str) -> Path | None:
+        """The host folder a mounted environment path is, if it is one."""
+        mounts = {
+            str(_ENV_PATHS.verifier_dir): self.trial_paths.verifier_dir,
+            str(_ENV_PATHS.agent_dir): self.trial_paths.agent_dir,
+            str(_ENV_PATHS.artifacts_dir): self.trial_paths.artifacts_dir,
+        }
+        return mounts.get(env_path.rstrip("/"))
+
+    def _next_phase(self) -> Phase:
+        steps = self._attempt.get("steps")
+        index = self._test_runs
+        self._test_runs += 1
+        if steps is None:
+            return self._attempt
+        return steps[index] if index < len(steps) else {}
+
+    async def exec(self, command: str, cwd: Any = None, env: Any = None, timeout_sec: Any = None,
+                   user: Any = None) -> ExecResult:
+        if command == "pwd":
+            return ExecResult(stdout="/app\n", stderr="", return_code=0)
+        # empty_dirs(): emptying a mounted folder in the container empties it on the host.
+        for quoted in _FIND_EMPTY.findall(command):
+            host = self._host_dir(shlex.split(quoted)[0])
+            if host is not None and host.is_dir():
+                for child in host.iterdir():
+                    shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+        if str(_ENV_PATHS.tests_dir / "test.") in command and not command.startswith("chmod "):
+            phase = self._next_phase()
+            if phase.get("raises") is not None:
+                raise scripted_exception(phase["raises"])
+            verifier_dir = self.trial_paths.verifier_dir
+            verifier_dir.mkdir(parents=True, exist_ok=True)
+            for key, path in (("reward_txt", self.trial_paths.reward_text_path),
+                              ("reward_json", self.trial_paths.reward_json_path)):
+                if phase.get(key) is not None:
+                    path.write_bytes(phase[key])
+        return ExecResult(stdout="", stderr="", return_code=0)
+
+
+# -- tasks ------------------------------------------------------------------
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string (every control character and DEL escaped)."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char in '"\\' or code < 0x20 or code == 0x7F:
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(char)
+    out.append('"')
+    return "".join(out)
+
+
+def write_task(root: Path, name: str, *, top_level: str = "", steps: Sequence[str] | None = None) -> Path:
+    """A task folder ``root/name``: task.toml (``top_level`` keys), tests/test.sh, instruction(s).
+
+    With ``steps``, a multi-step task: one ``[[steps]]`` table and one
+    ``steps/<name>/instruction.md`` per step, in order.
+    """
+    task = root / name
+    (task / "tests").mkdir(parents=True)
+    (task / "tests" / "test.sh").write_text("#!/bin/sh\n")
+    toml = ['version = "1.0"', *([top_level.rstrip("\n")] if top_level else [])]
+    if steps is None:
+        (task / "instruction.md").write_text("do nothing\n")
+    else:
+        for step in steps:
+            toml += ["", "[[steps]]", f"name = {toml_string(step)}"]
+            (task / "steps" / step).mkdir(parents=True)
+            (task / "steps" / step / "instruction.md").write_text(f"step {step}\n")
+    (task / "task.toml").write_text("\n".join(toml) + "\n")
+    return task
+
+
+# -- jobs -------------------------------------------------------------------
+
+def _harbor_logger() -> logging.Logger:
+    from harbor.utils.logger import logger
+
+    return logger
+
+
+class JobRunner:
+    """Runs harbor Jobs one at a time, each in a fresh folder under ``base_dir``.
+
+    ``base_dir`` must not lie under a folder holding a pyproject.toml (a
+    ``uv run`` there would sync that project).
+    """
+
+    def __init__(self, base_dir: Path | None = None) -> None:
+        self.base_dir = Path(base_dir) if base_dir is not None else None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _import_harbor(self) -> None:
+        # The slow one-off import (harbor.trial -> agents -> litellm), done before the job starts.
+        import harbor.job  # noqa: F401
+        import harbor.trial.multi_step  # noqa: F401
+        import harbor.trial.single_step  # noqa: F401
+        import harbor.trial.trial  # noqa: F401
+
+    @contextlib.contextmanager
+    def folder(self) -> Iterator[Path]:
+        """A fresh folder for one job, removed afterwards."""
+        if self.base_dir is not None:
+            self.base_dir.mkdir(parents=True, exist_ok=True)
+        folder = Path(tempfile.mkdtemp(prefix="harbor-job-", dir=self.base_dir))
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def run(self, config_for: Any, script: Script) -> Any:
+        """Run one job: ``config_for(folder, environment_config) -> JobConfig``; returns the JobResult.
+
+        ``environment_config`` is the ``EnvironmentConfig`` that plugs
+        ``script`` in. Whatever harbor raises from ``Job.create`` or
+        ``Job.run`` propagates.
+        """
+        async def create_and_run(config: Any) -> Any:
+            from harbor.job import Job
+
+            job = await Job.create(config)
+            return await job.run()
+
+        return self._run(config_for, script, create_and_run)
+
+    def run_trial(self, config_for: Any, script: Script) -> Any:
+        """Run one trial on its own, no job around it: ``config_for`` returns a TrialConfig; the TrialResult."""
+        async def create_and_run(config: Any) -> Any:
+            from harbor.trial.trial import Trial
+
+            trial = await Trial.create(config)
+            return await trial.run()
+
+        return self._run(config_for, script, create_and_run)
+
+    def _run(self, config_for: Any, script: Script, create_and_run: Any) -> Any:
+        with contextlib.redirect_stdout(sys.stderr):  # stdout is the protocol's; a first import prints nothing either
+            if self._loop is None:
+                self._import_harbor()
+                self._loop = asyncio.new_event_loop()
+        from harbor.models.trial.config import EnvironmentConfig
+
+        logger = _harbor_logger()
+        handlers_before = list(logger.handlers)
+        loggers_before = set(logging.Logger.manager.loggerDict)
+        try:
+            with self.folder() as folder, registered(script) as key, contextlib.redirect_stdout(sys.stderr):
+                config = config_for(folder, EnvironmentConfig(import_path=ENVIRONMENT_IMPORT_PATH,
+                                                              kwargs={"script": key}))
+                return self._loop.run_until_complete(create_and_run(config))
+        finally:
+            # Job.run removes the handlers it added; a Job that failed before run() would not.
+            for handler in list(logger.handlers):
+                if handler not in handlers_before:
+                    logger.removeHandler(handler)
+                    handler.close()
+            # Each trial makes its own loggers (named after the trial); logging keeps every
+            # logger ever made, so forget this job's, or a long session grows by ~8 per job.
+            trial_loggers = f"{logger.name}.harbor.trial.trial."
+            for name in set(logging.Logger.manager.loggerDict) - loggers_before:
+                if name.startswith(trial_loggers):
+                    del logging.Logger.manager.loggerDict[name]
+
+    def close(self) -> None:
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
+
+
+def one_task_job(task_dir: Path, jobs_dir: Path, environment: Any, *, agent: str = "nop",
+                 n_attempts: int = 1) -> Any:
+    """The JobConfig of one local task: one trial per attempt, sequential, no retries, quiet."""
+    from harbor.models.job.config import JobConfig, RetryConfig
+    from harbor.models.trial.config import AgentConfig, TaskConfig
+
+    return JobConfig(
+        job_name="job",
+        jobs_dir=jobs_dir,
+        n_attempts=n_attempts,
+        n_concurrent_trials=1,
+        quiet=True,
+        retry=RetryConfig(max_retries=0),
+        agents=[AgentConfig(name=agent)],
+        environment=environment,
+        tasks=[TaskConfig(path=task_dir)],
+    )
+
+
+# -- the multi_step.reward surface ----------------------------------------------
+
+def _verifier_result(result: Any) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    return {"rewards": None if result.rewards is None else dict(result.rewards)}
+
+
+def _exception_type(info: Any) -> str | None:
+    return None if info is None else info.exception_type
+
+
+def one_trial(task_dir: Path, trials_dir: Path, environment: Any, *, agent: str = "nop") -> Any:
+    """The TrialConfig of one local task, as a Job would make it: no retries, agent ``agent``."""
+    from harbor.models.trial.config import AgentConfig, TaskConfig, TrialConfig
+
+    return TrialConfig(task=TaskConfig(path=task_dir), trials_dir=trials_dir, agent=AgentConfig(name=agent),
+                       environment=environment)
+
+
+class MultiStepReward:
+    """multi_step.reward: one multi-step task, agent nop, through harbor's own Trial.create and run.
+
+    The trial runs on its own: a job around it would add the job's own
+    metrics over the trial's reward, whose failures are not this surface's.
+
+    Request: ``{"strategy": "final" | "mean" | None, "steps": [phase, ...]}``
+    (step i is named ``step-<i+1>``; None leaves ``multi_step_reward_strategy``
+    unset). Output: the trial's ``verifier_result`` and exception type, and
+    each step that ran, in order, from the in-memory TrialResult.
+    """
+
+    TASK = "task"
+
+    def __init__(self, runner: JobRunner) -> None:
+        self.runner = runner
+
+    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+        phases = list(request["steps"])
+        names = [f"step-{i}" for i in range(1, len(phases) + 1)]
+        strategy = request.get("strategy")
+        top_level = "" if strategy is None else f"multi_step_reward_strategy = {toml_string(strategy)}"
+
+        def config_for(folder: Path, environment: Any) -> Any:
+            task_dir = write_task(folder / "tasks", self.TASK, top_level=top_level, steps=names)
+            return one_trial(task_dir, folder / "trials", environment)
+
+        script = Script({self.TASK: [{"steps": phases}]})
+        trial = self.runner.run_trial(config_for, script)
+        return {
+            "verifier_result": _verifier_result(trial.verifier_result),
+            "exception_type": _exception_type(trial.exception_info),
+            "steps": [
+                {"name": step.step_name, "verifier_result": _verifier_result(step.verifier_result),
+                 "exception_type": _exception_type(step.exception_info)}
+                for step in trial.step_results or []
+            ],
+        }

@@ -1,0 +1,196 @@
+"""The oracle's multi_step.reward: harbor 0.13.1's own multi-step trial, created and run as a Job would.
+
+Expectations come from harbor's documented multi-step semantics
+(``MultiStepTrial``: a step whose verifier fails without a result aborts the
+remaining steps; ``final`` takes the last step that ran; ``mean`` and an unset
+strategy average each key over the steps that have a verifier result, a
+missing key counting as 0, and give no result when no step has a key) and
+from reward.parse (reward.txt is a float, reward.json keeps its numbers), not
+from the code under test.
+"""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+
+import pytest
+
+from conformance import connect as connect_module
+from conformance import wire
+from conformance.connect import connect
+
+SURFACE = "multi_step.reward"
+_seq = itertools.count(1)
+
+
+@pytest.fixture(scope="module")
+def conn():
+    connection = connect("harbor==0.13.1")
+    yield connection
+    connection.close()
+
+
+def run(conn, strategy, *steps):
+    """The oracle's reply to one request; every multi_step.reward reply must be a protocol line."""
+    reply = conn.run(next(_seq), SURFACE, wire.encode({"strategy": strategy, "steps": list(steps)}))
+    return reply
+
+
+def output(conn, strategy, *steps):
+    reply = run(conn, strategy, *steps)
+    assert reply.kind == "output", (reply.kind, reply.value, reply.detail)
+    return reply.value
+
+
+def txt(text: str) -> dict:
+    return {"reward_txt": text.encode()}
+
+
+def js(text: str) -> dict:
+    return {"reward_json": text.encode()}
+
+
+TIMEOUT = {"raises": "timeout"}
+NOTHING: dict = {}  # the verifier leaves no reward file
+
+
+def ok_step(name, rewards):
+    return {"name": name, "verifier_result": {"rewards": rewards}, "exception_type": None}
+
+
+def failed_step(name, exception_type):
+    return {"name": name, "verifier_result": None, "exception_type": exception_type}
+
+
+def test_final_takes_the_last_steps_rewards(conn):
+    out = output(conn, "final", txt("1"), txt("0.25"))
+    assert out == {
+        "verifier_result": {"rewards": {"reward": 0.25}},
+        "exception_type": None,
+        "steps": [ok_step("step-1", {"reward": 1.0}), ok_step("step-2", {"reward": 0.25})],
+    }
+    assert isinstance(out["steps"][0]["verifier_result"]["rewards"]["reward"], float)
+
+
+def test_final_with_no_reward_file_in_the_last_step_has_no_result(conn):
+    out = output(conn, "final", txt("1"), NOTHING)
+    assert out == {
+        "verifier_result": None,
+        "exception_type": None,  # a step's failure stays in the step
+        "steps": [ok_step("step-1", {"reward": 1.0}), failed_step("step-2", "RewardFileNotFoundError")],
+    }
+
+
+def test_final_is_the_last_step_that_ran_not_the_last_declared(conn):
+    out = output(conn, "final", txt("1"), NOTHING, txt("1"))
+    assert out["verifier_result"] is None
+    assert out["steps"] == [ok_step("step-1", {"reward": 1.0}), failed_step("step-2", "RewardFileNotFoundError")]
+
+
+def test_mean_averages_every_key_counting_missing_as_zero(conn):
+    out = output(conn, "mean", js('{"reward": 1}'), js('{"reward": 0, "x": 1}'))
+    # The mean's keys come from a set: compare as dicts (order ignored), values exactly.
+    assert out["verifier_result"].keys() == {"rewards"}
+    assert out["verifier_result"]["rewards"] == {"reward": 0.5, "x": 0.5}
+    assert all(type(v) is float for v in out["verifier_result"]["rewards"].values())
+    assert out["exception_type"] is None
+    assert out["steps"] == [ok_step("step-1", {"reward": 1}), ok_step("step-2", {"reward": 0, "x": 1})]
+    assert type(out["steps"][0]["verifier_result"]["rewards"]["reward"]) is int  # reward.json keeps ints
+
+
+def test_unset_strategy_behaves_as_mean(conn):
+    steps = (js('{"reward": 1}'), js('{"reward": 0, "x": 1}'))
+    unset = output(conn, None, *steps)
+    assert unset["verifier_result"]["rewards"] == {"reward": 0.5, "x": 0.5}
+    assert unset["steps"] == [ok_step("step-1", {"reward": 1}), ok_step("step-2", {"reward": 0, "x": 1})]
+    assert output(conn, None, txt("1"), txt("0"))["verifier_result"] == {"rewards": {"reward": 0.5}}
+
+
+def test_a_timed_out_test_script_is_the_steps_timeout_error(conn):
+    out = output(conn, "mean", txt("0.5"), TIMEOUT)
+    assert out["steps"] == [ok_step("step-1", {"reward": 0.5}), failed_step("step-2", "TimeoutError")]
+    # Steps without a verifier result leave the mean's denominator.
+    assert out["verifier_result"] == {"rewards": {"reward": 0.5}}
+    assert out["exception_type"] is None
+
+
+def test_a_failed_verifier_aborts_the_remaining_steps(conn):
+    out = output(conn, "mean", TIMEOUT, txt("1"), txt("1"))
+    assert out["steps"] == [failed_step("step-1", "TimeoutError")]  # fewer step results than steps
+    assert out["verifier_result"] is None
+    assert out["exception_type"] is None
+
+    out = output(conn, "mean", txt("1"), NOTHING, txt("0"))
+    assert out["steps"] == [ok_step("step-1", {"reward": 1.0}), failed_step("step-2", "RewardFileNotFoundError")]
+    assert out["verifier_result"] == {"rewards": {"reward": 1.0}}
+
+
+def test_reward_json_empty_object_in_a_step(conn):
+    out = output(conn, "mean", js("{}"), txt("1"))
+    # {} is a verifier result (nothing failed): it counts in the denominator with no keys.
+    assert out["steps"] == [ok_step("step-1", {}), ok_step("step-2", {"reward": 1.0})]
+    assert out["verifier_result"] == {"rewards": {"reward": 0.5}}
+
+    only = output(conn, "mean", js("{}"))
+    assert only["steps"] == [ok_step("step-1", {})]
+    assert only["verifier_result"] is None  # no key in any step: no mean
+
+    final = output(conn, "final", txt("1"), js("{}"))
+    assert final["verifier_result"] == {"rewards": {}}
+
+
+def test_all_steps_failing_under_mean_has_no_result(conn):
+    out = output(conn, "mean", NOTHING, TIMEOUT)
+    assert out == {
+        "verifier_result": None,
+        "exception_type": None,
+        "steps": [failed_step("step-1", "RewardFileNotFoundError")],
+    }
+
+
+def test_an_invalid_strategy_fails_loading_the_task(conn):
+    # task.toml's multi_step_reward_strategy is an enum of mean | final: pydantic refuses the task.
+    reply = run(conn, "bogus", txt("1"))
+    assert reply.kind == "raised", (reply.kind, reply.detail)
+    assert reply.value == "ValidationError"
+
+
+def test_the_oracle_writes_only_protocol_lines():
+    """harbor logs warnings (a step failed, steps aborted): none of it may reach stdout."""
+    requests = [
+        {"strategy": "final", "steps": [txt("1"), txt("0.25")]},
+        {"strategy": "mean", "steps": [TIMEOUT, txt("1")]},  # logs "Step 'step-1' failed, aborting ..."
+        {"strategy": "bogus", "steps": [txt("1")]},  # harbor refuses the task
+        {"strategy": None, "steps": [NOTHING]},
+    ]
+    lines = [wire.dumps({"cmd": "start", "protocol": 1})]
+    lines += [wire.dumps({"cmd": "run", "seq": i, "surface": SURFACE, "input": wire.encode(r)})
+              for i, r in enumerate(requests)]
+    lines.append(wire.dumps({"cmd": "stop"}))
+    from conformance import oracle_env
+
+    done = subprocess.run(connect_module.harbor_argv("0.13.1"), input="\n".join(lines) + "\n", text=True,
+                          capture_output=True, timeout=300, env=oracle_env.script_environment())
+    assert done.returncode == 0, done.stderr[-2000:]
+    replies = [wire.loads(line) for line in done.stdout.splitlines()]
+    assert len(replies) == 1 + len(requests)
+    assert "protocol" in replies[0]
+    assert [sorted(r) for r in replies[1:]] == [["output", "seq"], ["output", "seq"], ["raised", "seq"],
+                                                ["output", "seq"]]
+    assert [r["seq"] for r in replies[1:]] == list(range(len(requests)))
+
+
+def test_the_connection_stays_in_step(conn):
+    """After trials that log and fail, the same oracle process still answers every surface.
+
+    (A stray stdout line would be a protocol error, after which the connection restarts the oracle.)
+    """
+    assert run(conn, "final", txt("1")).kind == "output"
+    pid = conn.process.popen.pid
+    for _ in range(3):
+        assert run(conn, "mean", TIMEOUT, txt("1")).kind == "output"
+        assert run(conn, "bogus", txt("1")).kind == "raised"
+    reply = conn.run(next(_seq), "reward.parse", wire.encode({"reward_txt": b"1"}))
+    assert (reply.kind, reply.value) == ("output", {"reward": 1.0})
+    assert conn.process.popen.pid == pid

@@ -143,8 +143,7 @@ def certify(
     if not selected and not no_cases:
         raise _fail("no case selected") from None
     # Generated inputs need a live oracle and are not selected by case id.
-    gen_surfaces = [] if no_generate or oracle_conn is None or case else [
-        s.name for s in surfaces.SURFACES.values() if s.strategy and (not surface or s.name in surface)]
+    gen_surfaces = [] if no_generate or oracle_conn is None or case else surfaces.with_generators(surface)
     if no_cases and not gen_surfaces:
         raise _fail("nothing to run: generated inputs need a live oracle (not --oracle recorded) and no --case")
     chosen = generation.PROFILES[profile]
@@ -274,9 +273,8 @@ def coverage(
     def from_ci(conn) -> None:
         # The candidate only decides when shrinking starts; the reference agrees with the oracle.
         reference = connect("reference")
-        for name, surface in surfaces.SURFACES.items():
-            if surface.strategy:
-                generation.generate(name, reference, Oracle(conn), profile=ci, seed=ci.fixed_seed)
+        for name in surfaces.with_generators():
+            generation.generate(name, reference, Oracle(conn), profile=ci, seed=ci.fixed_seed)
 
     results, complete = {}, True
     for name in sources:

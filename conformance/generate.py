@@ -207,12 +207,14 @@ def _round(
     from hypothesis.reporting import with_reporter
 
     latest: dict[tuple[str, ...], CaseRecord] = {}
-    calls = [0, None]  # calls so far, calls when the first new kind appeared
+    calls = 0
+    drawn_before_first: int | None = None  # calls when the first new kind appeared
 
     def check(value: Any) -> None:
+        nonlocal calls, drawn_before_first
         result.inputs_run += 1
-        calls[0] += 1
-        record = run_input(finding_id(surface_name, value), surface_name, value, candidate, oracle, policy)
+        calls += 1
+        record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
         if profile.target_ulps:
             hypothesis.target(float(max((m.ulps or 0 for m in record.mismatches), default=0)), label="ulps")
         if record.outcome == "pass":
@@ -220,11 +222,12 @@ def _round(
         kind = kind_of(record)
         if kind in known:
             return  # found and shrunk in an earlier round
-        record.origin, record.input = "generated", value
+        # Only divergences get an id and keep their input (the id hashes the input).
+        record.id, record.origin, record.input = finding_id(surface_name, value), "generated", value
         # Hypothesis replays each minimal failing input last, so the last record of a kind is the minimal one.
         latest[kind] = record
-        if calls[1] is None:
-            calls[1] = calls[0]
+        if drawn_before_first is None:
+            drawn_before_first = calls
         raise divergence_type(kind)(record.id)
 
     phases = [Phase.explicit, Phase.generate, Phase.shrink] + ([Phase.target] if profile.target_ulps else [])
@@ -248,4 +251,4 @@ def _round(
         others = [e for e in _leaves(error) if not isinstance(e, Divergence)]
         if others:
             result.error = f"{type(others[0]).__name__}: {others[0]}"[:4000]
-    return latest, (calls[1] if calls[1] is not None else budget)
+    return latest, (drawn_before_first if drawn_before_first is not None else budget)

@@ -188,19 +188,20 @@ def resolve(harbor_version: str = "0.13.1", *, log=lambda message: None) -> list
     site = _site(env)
     files = sorted({str(site / t.file) for targets in TARGETS.values() for t in targets})
     probed = _python_json(env, ["-c", _PROBE, *files], "reading harbor's source with ast")
+    # Each file once: its lines and its if/while table are shared by every target in it.
+    sources = {f: tuple(Path(f).read_text(encoding="utf-8").splitlines()) for f in files}
+    tests = {f: {int(line): tuple(v) for line, v in probed[f]["tests"].items()} for f in files}
     spans = []
     for surface, targets in TARGETS.items():
         for target in targets:
-            path = site / target.file
-            info = probed[str(path)]
-            if target.name not in info["defs"]:
+            path = str(site / target.file)
+            defs = probed[path]["defs"]
+            if target.name not in defs:
                 raise CoverageError(f"{target.file} of harbor {harbor_version} has no {target.name}")
-            first, last = info["defs"][target.name]
-            source = tuple(path.read_text(encoding="utf-8").splitlines())
+            first, last = defs[target.name]
             if target.start_at:
-                first = _line_holding(source, first, last, target.start_at, f"{target.file} {target.name}")
-            tests = {int(line): tuple(v) for line, v in info["tests"].items()}
-            spans.append(Span(surface, target, first, last, source, tests))
+                first = _line_holding(sources[path], first, last, target.start_at, f"{target.file} {target.name}")
+            spans.append(Span(surface, target, first, last, sources[path], tests[path]))
     return spans
 
 

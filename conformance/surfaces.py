@@ -112,6 +112,11 @@ def register(surface: Surface) -> Surface:
     return surface
 
 
+def with_generators(names: list[str] | None = None) -> list[str]:
+    """The surfaces (of ``names``, or all) that declare a generator, in declaration order."""
+    return [s.name for s in SURFACES.values() if s.strategy and (not names or s.name in names)]
+
+
 def get(name: str) -> Surface:
     try:
         return SURFACES[name]

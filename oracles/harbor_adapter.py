@@ -106,11 +106,7 @@ class RewardParse:
         self.loop = asyncio.new_event_loop()
 
     def __call__(self, verifier_dir: dict[str, Any]) -> Any:
-        for name, path in (("reward_txt", self.paths.reward_text_path),
-                           ("reward_json", self.paths.reward_json_path)):
-            path.unlink(missing_ok=True)
-            if verifier_dir.get(name) is not None:
-                path.write_bytes(verifier_dir[name])
+        harbor_job.write_reward_files(self.paths, verifier_dir)
         return self.loop.run_until_complete(self.verifier.verify()).rewards
 
 
@@ -153,7 +149,7 @@ def build(workdir: Path):
     oracle.surface("reward.parse")(RewardParse(workdir / "reward.parse"))
     oracle.surface("metric.compute")(metric_compute)
     oracle.surface("pass_at_k")(pass_at_k)
-    oracle.surface("multi_step.reward")(harbor_job.MultiStepReward(harbor_job.JobRunner(workdir / "jobs")))
+    oracle.surface("multi_step.reward")(harbor_job.MultiStepReward(harbor_job.TrialRunner(workdir / "trials")))
     return oracle
 
 

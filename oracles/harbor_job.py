@@ -1,33 +1,32 @@
-"""Whole harbor jobs in-process: harbor's own Job, Trial and Verifier over a scripted sandbox.
+"""harbor trials in-process: harbor's own Trial and Verifier code over a scripted sandbox.
 
 Loaded by ``harbor_adapter.py`` from its own folder, inside the oracle's
 virtualenv, and registered in ``sys.modules`` as ``harbor_job``: harbor
 imports the environment class by name (``EnvironmentConfig.import_path =
 "harbor_job:ScriptedEnvironment"``).
 
-Nothing of harbor's scoring is re-implemented: a job is built with
-``JobConfig`` and run with ``Job.create(...).run()`` (or one trial, with
-``Trial.create(...).run()``, where a job's own metrics would get in the
-way); the nop agent does
+Nothing of harbor's scoring is re-implemented: a trial is built with
+``TrialConfig`` and run with ``Trial.create(...).run()``, as a Job does for
+each of its trials; the nop agent does
 nothing, and the environment only plays back what each trial's verifier
 leaves in its verifier dir (``reward.txt`` / ``reward.json`` bytes) or which
 exception its test script raises. Everything else (which Trial class runs,
 how steps are aggregated, what is recorded as an exception) is harbor's.
 
-The pieces, for any surface that needs a real job:
+The pieces, for any surface that needs real trials:
 
 * :class:`ScriptedEnvironment`: a harbor ``BaseEnvironment`` (mounted, no
   container) that plays back a :class:`Script`.
 * :func:`write_task`: one task directory (single- or multi-step).
-* :class:`JobRunner`: runs one ``JobConfig`` (or ``TrialConfig``) per call
-  on a persistent event loop, in a fresh folder that is removed afterwards,
+* :class:`TrialRunner`: runs one ``TrialConfig`` per call on a persistent
+  event loop, in a fresh folder that is removed afterwards,
   with nothing written to stdout (the protocol channel) and harbor's log
   handlers removed again.
 * :class:`MultiStepReward`: the ``multi_step.reward`` surface on top.
 
-harbor's ``harbor.job`` / ``harbor.trial`` import litellm (seconds); they are
-imported on the first job, not when this module loads, so serving the other
-surfaces does not wait for them.
+harbor's ``harbor.trial`` imports litellm (seconds); it is imported on the
+first trial, not when this module loads, so serving the other surfaces does
+not wait for it.
 """
 
 from __future__ import annotations
@@ -109,6 +108,15 @@ def registered(script: Script) -> Iterator[str]:
         del _SCRIPTS[key]
 
 
+def write_reward_files(paths: Any, files: dict[str, Any]) -> None:
+    """Leave exactly the given reward files (``reward_txt`` / ``reward_json`` bytes) in a trial's verifier dir."""
+    paths.verifier_dir.mkdir(parents=True, exist_ok=True)
+    for key, path in (("reward_txt", paths.reward_text_path), ("reward_json", paths.reward_json_path)):
+        path.unlink(missing_ok=True)
+        if files.get(key) is not None:
+            path.write_bytes(files[key])
+
+
 _ENV_PATHS = EnvironmentPaths()
 _FIND_EMPTY = re.compile(r"find (\S+) -mindepth 1 ")
 
@@ -185,12 +193,7 @@ class ScriptedEnvironment(BaseEnvironment):
             phase = self._next_phase()
             if phase.get("raises") is not None:
                 raise scripted_exception(phase["raises"])
-            verifier_dir = self.trial_paths.verifier_dir
-            verifier_dir.mkdir(parents=True, exist_ok=True)
-            for key, path in (("reward_txt", self.trial_paths.reward_text_path),
-                              ("reward_json", self.trial_paths.reward_json_path)):
-                if phase.get(key) is not None:
-                    path.write_bytes(phase[key])
+            write_reward_files(self.trial_paths, phase)
         return ExecResult(stdout="", stderr="", return_code=0)
 
 
@@ -238,8 +241,15 @@ def _harbor_logger() -> logging.Logger:
     return logger
 
 
-class JobRunner:
-    """Runs harbor Jobs one at a time, each in a fresh folder under ``base_dir``.
+async def _create_and_run(config: Any) -> Any:
+    from harbor.trial.trial import Trial
+
+    trial = await Trial.create(config)
+    return await trial.run()
+
+
+class TrialRunner:
+    """Runs harbor trials one at a time, each in a fresh folder under ``base_dir``.
 
     ``base_dir`` must not lie under a folder holding a pyproject.toml (a
     ``uv run`` there would sync that project).
@@ -250,49 +260,28 @@ class JobRunner:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def _import_harbor(self) -> None:
-        # The slow one-off import (harbor.trial -> agents -> litellm), done before the job starts.
-        import harbor.job  # noqa: F401
+        # The slow one-off import (harbor.trial -> agents -> litellm), done before the first trial.
         import harbor.trial.multi_step  # noqa: F401
         import harbor.trial.single_step  # noqa: F401
         import harbor.trial.trial  # noqa: F401
 
     @contextlib.contextmanager
     def folder(self) -> Iterator[Path]:
-        """A fresh folder for one job, removed afterwards."""
+        """A fresh folder for one trial, removed afterwards."""
         if self.base_dir is not None:
             self.base_dir.mkdir(parents=True, exist_ok=True)
-        folder = Path(tempfile.mkdtemp(prefix="harbor-job-", dir=self.base_dir))
+        folder = Path(tempfile.mkdtemp(prefix="harbor-trial-", dir=self.base_dir))
         try:
             yield folder
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
     def run(self, config_for: Any, script: Script) -> Any:
-        """Run one job: ``config_for(folder, environment_config) -> JobConfig``; returns the JobResult.
+        """Run one trial: ``config_for(folder, environment_config) -> TrialConfig``; returns the TrialResult.
 
         ``environment_config`` is the ``EnvironmentConfig`` that plugs
-        ``script`` in. Whatever harbor raises from ``Job.create`` or
-        ``Job.run`` propagates.
+        ``script`` in. Whatever harbor raises propagates.
         """
-        async def create_and_run(config: Any) -> Any:
-            from harbor.job import Job
-
-            job = await Job.create(config)
-            return await job.run()
-
-        return self._run(config_for, script, create_and_run)
-
-    def run_trial(self, config_for: Any, script: Script) -> Any:
-        """Run one trial on its own, no job around it: ``config_for`` returns a TrialConfig; the TrialResult."""
-        async def create_and_run(config: Any) -> Any:
-            from harbor.trial.trial import Trial
-
-            trial = await Trial.create(config)
-            return await trial.run()
-
-        return self._run(config_for, script, create_and_run)
-
-    def _run(self, config_for: Any, script: Script, create_and_run: Any) -> Any:
         with contextlib.redirect_stdout(sys.stderr):  # stdout is the protocol's; a first import prints nothing either
             if self._loop is None:
                 self._import_harbor()
@@ -306,15 +295,15 @@ class JobRunner:
             with self.folder() as folder, registered(script) as key, contextlib.redirect_stdout(sys.stderr):
                 config = config_for(folder, EnvironmentConfig(import_path=ENVIRONMENT_IMPORT_PATH,
                                                               kwargs={"script": key}))
-                return self._loop.run_until_complete(create_and_run(config))
+                return self._loop.run_until_complete(_create_and_run(config))
         finally:
-            # Job.run removes the handlers it added; a Job that failed before run() would not.
+            # A trial that fails early may leave handlers it added on harbor's logger.
             for handler in list(logger.handlers):
                 if handler not in handlers_before:
                     logger.removeHandler(handler)
                     handler.close()
             # Each trial makes its own loggers (named after the trial); logging keeps every
-            # logger ever made, so forget this job's, or a long session grows by ~8 per job.
+            # logger ever made, so forget this trial's, or a long session grows by ~8 per trial.
             trial_loggers = f"{logger.name}.harbor.trial.trial."
             for name in set(logging.Logger.manager.loggerDict) - loggers_before:
                 if name.startswith(trial_loggers):
@@ -324,25 +313,6 @@ class JobRunner:
         if self._loop is not None:
             self._loop.close()
             self._loop = None
-
-
-def one_task_job(task_dir: Path, jobs_dir: Path, environment: Any, *, agent: str = "nop",
-                 n_attempts: int = 1) -> Any:
-    """The JobConfig of one local task: one trial per attempt, sequential, no retries, quiet."""
-    from harbor.models.job.config import JobConfig, RetryConfig
-    from harbor.models.trial.config import AgentConfig, TaskConfig
-
-    return JobConfig(
-        job_name="job",
-        jobs_dir=jobs_dir,
-        n_attempts=n_attempts,
-        n_concurrent_trials=1,
-        quiet=True,
-        retry=RetryConfig(max_retries=0),
-        agents=[AgentConfig(name=agent)],
-        environment=environment,
-        tasks=[TaskConfig(path=task_dir)],
-    )
 
 
 # -- the multi_step.reward surface ----------------------------------------------
@@ -379,7 +349,7 @@ class MultiStepReward:
 
     TASK = "task"
 
-    def __init__(self, runner: JobRunner) -> None:
+    def __init__(self, runner: TrialRunner) -> None:
         self.runner = runner
 
     def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -393,7 +363,7 @@ class MultiStepReward:
             return one_trial(task_dir, folder / "trials", environment)
 
         script = Script({self.TASK: [{"steps": phases}]})
-        trial = self.runner.run_trial(config_for, script)
+        trial = self.runner.run(config_for, script)
         return {
             "verifier_result": _verifier_result(trial.verifier_result),
             "exception_type": _exception_type(trial.exception_info),

@@ -6,6 +6,7 @@ every one, with the mismatch class named in ``CAUGHT_AS``.
 
 from __future__ import annotations
 
+import json
 import math
 
 from conformance.candidate import working_folder
@@ -117,14 +118,10 @@ def _verbatim_json(verifier_dir: dict):
 json_verbatim = reference.derive("wrong-json-verbatim", **{"reward.parse": _verbatim_json})
 
 class _CompactJsonl(uv_script.UvScriptMetric):
-    def compute(self, rewards: list):
+    @staticmethod
+    def jsonl_line(reward):
         # The rewards file written the way most JSON libraries write by default: no spaces.
-        original = uv_script.json.dumps
-        uv_script.json.dumps = lambda value: original(value, separators=(",", ":"))
-        try:
-            return super().compute(rewards)
-        finally:
-            uv_script.json.dumps = original
+        return "null\n" if reward is None else json.dumps(reward, separators=(",", ":")) + "\n"
 
 
 def _compact_jsonl(request: dict):

@@ -23,13 +23,17 @@ class UvScriptMetric:
         if not self.script_path.exists():
             raise FileNotFoundError(f"Script file not found: {self.script_path}")
 
+    @staticmethod
+    def jsonl_line(reward: dict | None) -> str:
+        """One trial's line of the rewards file."""
+        return "null\n" if reward is None else json.dumps(reward) + "\n"
+
     def compute(self, rewards: list) -> Any:
         from conformance.oracle_env import script_environment
 
         with tempfile.TemporaryDirectory() as folder:
             input_path, output_path = Path(folder) / "rewards.jsonl", Path(folder) / "metric.json"
-            input_path.write_text("".join("null\n" if r is None else json.dumps(r) + "\n" for r in rewards),
-                                  encoding="utf-8")
+            input_path.write_text("".join(map(self.jsonl_line, rewards)), encoding="utf-8")
             result = subprocess.run(
                 ["uv", "run", str(self.script_path), "-i", str(input_path), "-o", str(output_path)],
                 capture_output=True, text=True, env=script_environment(),

@@ -12,9 +12,18 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBytes, StrictFloat, StrictInt, StrictStr
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBytes,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
 
 from conformance.compare import NanPolicy
 
@@ -66,6 +75,75 @@ class MultiStepInput(_Input):
 
     strategy: StrictStr | None = None
     steps: list[Step] = Field(min_length=1)
+
+
+# A task's folder name; harbor's task name is its folder's name.
+TaskName = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+# A registry dataset's name: looked up as "<name>@<version>".
+DatasetName = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9._-]{1,64}$")]
+# What a scripted stage raises: "timeout" (TimeoutError, which harbor renames by stage), a
+# built-in exception, or harbor's NonZeroAgentExitCodeError (its agent stage records it).
+Raised = Literal["timeout", "RuntimeError", "ValueError", "OSError", "NonZeroAgentExitCodeError"]
+STAGES = ("environment", "agent_setup", "agent", "verifier")
+
+
+class TrialOutcome(_Input):
+    """One trial: what its verifier leaves, and which stage raises what (default stage: the verifier)."""
+
+    reward_txt: StrictBytes | None = None
+    reward_json: StrictBytes | None = None
+    raises: Raised | None = None
+    raises_in: Literal[STAGES] | None = None  # type: ignore[valid-type]
+
+
+class JobTask(_Input):
+    """A task and its trials' outcomes, in the job's trial order (attempt, then agent); missing ones are ``{}``."""
+
+    name: TaskName
+    trials: list[TrialOutcome] = Field(default_factory=list)
+
+
+class JobAgent(_Input):
+    name: StrictStr
+    model: StrictStr | None = None
+
+
+class JobDataset(_Input):
+    """A registry dataset: its metrics as registry.json lists them, and its tasks in order."""
+
+    name: DatasetName
+    metrics: list[dict[StrictStr, Any]] = Field(default_factory=list)
+    tasks: list[JobTask] = Field(default_factory=list)
+
+
+class JobResultInput(_Input):
+    """A whole job: agents, attempts, the job's metrics, ad-hoc tasks and registry datasets.
+
+    ``scripts`` holds the files a ``uv-script`` metric names, as in metric.compute.
+    """
+
+    agents: list[JobAgent] = Field(min_length=1, max_length=4)
+    n_attempts: StrictInt = Field(default=1, ge=1, le=10)
+    metrics: list[dict[StrictStr, Any]] = Field(default_factory=list)
+    tasks: list[JobTask] = Field(default_factory=list)
+    datasets: list[JobDataset] = Field(default_factory=list)
+    scripts: dict[StrictStr, StrictBytes] | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> JobResultInput:
+        names = [d.name for d in self.datasets]
+        if len(set(names)) != len(names):
+            raise ValueError(f"dataset names must be distinct: {names}")
+        per_task = self.n_attempts * len(self.agents)
+        for group in (self.tasks, *(d.tasks for d in self.datasets)):
+            tasks = [t.name for t in group]
+            if len(set(tasks)) != len(tasks):
+                raise ValueError(f"task names must be distinct within the ad-hoc tasks and within a dataset: {tasks}")
+            for task in group:
+                if len(task.trials) > per_task:
+                    raise ValueError(f"task {task.name!r} lists {len(task.trials)} trials; "
+                                     f"the job runs {per_task} (n_attempts x agents)")
+        return self
 
 
 class PassAtKInput(_Input):
@@ -157,4 +235,13 @@ register(Surface(
     strategy="conformance.strategies.steps:multi_step_inputs",
     # The mean strategy collects keys in a set: their order follows the hash seed.
     unordered=frozenset({"$['verifier_result']['rewards']"}),
+))
+register(Surface(
+    name="job.result",
+    summary="a whole job's result.json scoring part and each trial's verifier result, through harbor's Job",
+    input_model=JobResultInput,
+    output="{n_total_trials, stats: {n_completed_trials, n_errored_trials, n_cancelled_trials, evals}, trials}, "
+           "or the exception Job.run raises",
+    spec="seed-003 §3-§5 (job result.json)",
+    strategy="conformance.strategies.jobs:job_inputs",
 ))

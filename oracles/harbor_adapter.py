@@ -149,7 +149,15 @@ def build(workdir: Path):
     oracle.surface("reward.parse")(RewardParse(workdir / "reward.parse"))
     oracle.surface("metric.compute")(metric_compute)
     oracle.surface("pass_at_k")(pass_at_k)
-    oracle.surface("multi_step.reward")(harbor_job.MultiStepReward(harbor_job.TrialRunner(workdir / "trials")))
+    runner = harbor_job.TrialRunner(workdir / "trials")
+    oracle.surface("multi_step.reward")(harbor_job.MultiStepReward(runner))
+    job_result = harbor_job.JobResultSurface(runner)
+
+    @oracle.surface("job.result")
+    def _job_result(request: dict[str, Any]) -> Any:
+        with kit.working_folder(request.get("scripts")):  # where a uv-script metric's script_path resolves
+            return job_result(request)
+
     return oracle
 
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import logging
 import os
 import re
@@ -50,46 +51,68 @@ from typing import Any
 # map bundled with litellm instead of fetching it over the network at import.
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 
+from harbor.agents.base import BaseAgent  # noqa: E402
 from harbor.environments.base import BaseEnvironment, ExecResult  # noqa: E402
 from harbor.environments.capabilities import EnvironmentCapabilities  # noqa: E402
 from harbor.models.trial.paths import EnvironmentPaths  # noqa: E402
 
 MODULE_NAME = "harbor_job"
 ENVIRONMENT_IMPORT_PATH = f"{MODULE_NAME}:ScriptedEnvironment"
+AGENT_IMPORT_PATH = f"{MODULE_NAME}:ScriptedAgent"
 
-# A verifier phase: {"reward_txt": bytes, "reward_json": bytes, "raises": "timeout" | <exception class name>}.
-# Absent / None reward keys write no file; "raises" makes the test script's exec raise (no files written).
+# A phase: {"reward_txt": bytes, "reward_json": bytes, "raises": "timeout" | <exception class name>,
+# "raises_in": "environment" | "agent_setup" | "agent" | "verifier" (the default)}.
+# Absent / None reward keys write no file. "raises" makes that stage raise; raised by the verifier's
+# test script, no files are written; raised earlier, the verifier writes them if harbor still runs it.
 Phase = dict[str, Any]
+STAGES = ("environment", "agent_setup", "agent", "verifier")
 
 
 def scripted_exception(name: str) -> BaseException:
-    """The exception a scripted ``raises`` names: "timeout" is TimeoutError (asyncio's too)."""
+    """The exception a scripted ``raises`` names: "timeout" is TimeoutError (asyncio's too).
+
+    A harbor error class harbor treats specially (``NonZeroAgentExitCodeError``)
+    is harbor's own; any other unknown name is a fresh class of that name.
+    """
     message = "scripted failure"
     if name in ("timeout", "TimeoutError"):
         return TimeoutError(message)  # asyncio.TimeoutError is this class (3.11+)
+    if name == "NonZeroAgentExitCodeError":
+        from harbor.agents.installed.base import NonZeroAgentExitCodeError
+
+        return NonZeroAgentExitCodeError(message)
     builtin = getattr(__import__("builtins"), name, None)
     if isinstance(builtin, type) and issubclass(builtin, Exception):
         return builtin(message)
     return type(name, (Exception,), {})(message)  # recorded as exception_type == name
 
 
+def raise_if_scripted(phase: Phase, stage: str) -> None:
+    if phase.get("raises") is not None and (phase.get("raises_in") or "verifier") == stage:
+        raise scripted_exception(phase["raises"])
+
+
 @dataclass
 class Script:
-    """What each trial's environment plays back: per task name, one entry per attempt.
+    """What each trial's environment plays back: per task folder, one entry per trial of that task.
 
-    An attempt is a phase (single-step task) or ``{"steps": [phase, ...]}``
+    An entry is a phase (single-step task) or ``{"steps": [phase, ...]}``
     (multi-step task: the n-th test-script run gets the n-th phase). The n-th
-    environment constructed for a task gets its n-th attempt; with
+    environment constructed for a task gets its n-th entry; with
     ``n_concurrent_trials=1`` that is the job's trial order.
     """
 
-    attempts: dict[str, list[dict[str, Any]]]
-    _constructed: dict[str, int] = field(default_factory=dict)
+    attempts: dict[Path, list[dict[str, Any]]]
+    _constructed: dict[Path, int] = field(default_factory=dict)
 
-    def next_attempt(self, task_name: str) -> dict[str, Any]:
-        index = self._constructed.get(task_name, 0)
-        self._constructed[task_name] = index + 1
-        attempts = self.attempts.get(task_name, [])
+    def __post_init__(self) -> None:
+        self.attempts = {Path(task_dir).resolve(): entries for task_dir, entries in self.attempts.items()}
+
+    def next_attempt(self, task_dir: Path) -> dict[str, Any]:
+        task_dir = Path(task_dir).resolve()
+        index = self._constructed.get(task_dir, 0)
+        self._constructed[task_dir] = index + 1
+        attempts = self.attempts.get(task_dir, [])
         return attempts[index] if index < len(attempts) else {}
 
 
@@ -130,7 +153,7 @@ class ScriptedEnvironment(BaseEnvironment):
 
     def __init__(self, *args: Any, script: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._attempt = _SCRIPTS[script].next_attempt(self.environment_dir.parent.name)
+        self.attempt = _SCRIPTS[script].next_attempt(self.environment_dir.parent)
         self._test_runs = 0
 
     @staticmethod
@@ -145,7 +168,7 @@ class ScriptedEnvironment(BaseEnvironment):
         pass  # no Dockerfile: nothing is built
 
     async def start(self, force_build: bool) -> None:
-        pass
+        raise_if_scripted(self.attempt, "environment")
 
     async def stop(self, delete: bool) -> None:
         pass
@@ -172,11 +195,11 @@ class ScriptedEnvironment(BaseEnvironment):
         return mounts.get(env_path.rstrip("/"))
 
     def _next_phase(self) -> Phase:
-        steps = self._attempt.get("steps")
+        steps = self.attempt.get("steps")
         index = self._test_runs
         self._test_runs += 1
         if steps is None:
-            return self._attempt
+            return self.attempt
         return steps[index] if index < len(steps) else {}
 
     async def exec(self, command: str, cwd: Any = None, env: Any = None, timeout_sec: Any = None,
@@ -191,10 +214,35 @@ class ScriptedEnvironment(BaseEnvironment):
                     shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
         if str(_ENV_PATHS.tests_dir / "test.") in command and not command.startswith("chmod "):
             phase = self._next_phase()
-            if phase.get("raises") is not None:
-                raise scripted_exception(phase["raises"])
+            raise_if_scripted(phase, "verifier")
             write_reward_files(self.trial_paths, phase)
         return ExecResult(stdout="", stderr="", return_code=0)
+
+
+class ScriptedAgent(BaseAgent):
+    """An agent that does nothing under any name: it raises where its trial's script says so.
+
+    harbor records ``agent.name()`` as the trial's agent name (the evals key's
+    first part); the built-in names would install real agents.
+    """
+
+    SUPPORTS_WINDOWS = True
+
+    def __init__(self, *args: Any, agent_name: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._agent_name = agent_name
+
+    def name(self) -> str:  # an instance's name; harbor calls it as self.name()
+        return self._agent_name
+
+    def version(self) -> str:
+        return "1.0.0"
+
+    async def setup(self, environment: Any) -> None:
+        raise_if_scripted(environment.attempt, "agent_setup")
+
+    async def run(self, instruction: str, environment: Any, context: Any) -> None:
+        raise_if_scripted(environment.attempt, "agent")
 
 
 # -- tasks ------------------------------------------------------------------
@@ -276,12 +324,17 @@ class TrialRunner:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
-    def run(self, config_for: Any, script: Script) -> Any:
-        """Run one trial: ``config_for(folder, environment_config) -> TrialConfig``; returns the TrialResult.
+    def run(self, config_for: Any, script_for: Any, execute: Any = None) -> Any:
+        """Run harbor once in a fresh folder; returns what ``execute(config)`` returns.
 
-        ``environment_config`` is the ``EnvironmentConfig`` that plugs
-        ``script`` in. Whatever harbor raises propagates.
+        ``script_for(folder) -> Script`` says what the sandbox plays back;
+        ``config_for(folder, environment_config)`` makes the config (a
+        ``TrialConfig``, or a ``JobConfig`` for an ``execute`` that runs a
+        job), with ``environment_config`` the ``EnvironmentConfig`` that plugs
+        the script in. ``execute`` is a coroutine function, by default
+        ``Trial.create(config).run()``. Whatever harbor raises propagates.
         """
+        execute = execute or _create_and_run
         with contextlib.redirect_stdout(sys.stderr):  # stdout is the protocol's; a first import prints nothing either
             if self._loop is None:
                 self._import_harbor()
@@ -292,10 +345,11 @@ class TrialRunner:
         handlers_before = list(logger.handlers)
         loggers_before = set(logging.Logger.manager.loggerDict)
         try:
-            with self.folder() as folder, registered(script) as key, contextlib.redirect_stdout(sys.stderr):
+            with (self.folder() as folder, registered(script_for(folder)) as key,
+                  contextlib.redirect_stdout(sys.stderr)):
                 config = config_for(folder, EnvironmentConfig(import_path=ENVIRONMENT_IMPORT_PATH,
                                                               kwargs={"script": key}))
-                return self._loop.run_until_complete(_create_and_run(config))
+                return self._loop.run_until_complete(execute(config))
         finally:
             # A trial that fails early may leave handlers it added on harbor's logger.
             for handler in list(logger.handlers):
@@ -362,8 +416,7 @@ class MultiStepReward:
             task_dir = write_task(folder / "tasks", self.TASK, top_level=top_level, steps=names)
             return one_trial(task_dir, folder / "trials", environment)
 
-        script = Script({self.TASK: [{"steps": phases}]})
-        trial = self.runner.run(config_for, script)
+        trial = self.runner.run(config_for, lambda folder: Script({folder / "tasks" / self.TASK: [{"steps": phases}]}))
         return {
             "verifier_result": _verifier_result(trial.verifier_result),
             "exception_type": _exception_type(trial.exception_info),
@@ -373,3 +426,134 @@ class MultiStepReward:
                 for step in trial.step_results or []
             ],
         }
+
+
+# -- the job.result surface -------------------------------------------------------
+
+def _registry_entry(name: str, version: str, metrics: list[Any], task_dirs: list[Path]) -> dict[str, Any]:
+    return {"name": name, "version": version, "description": "", "metrics": metrics,
+            "tasks": [{"name": task_dir.name, "path": str(task_dir)} for task_dir in task_dirs]}
+
+
+class JobResultSurface:
+    """job.result: a whole job through harbor's ``Job.create(config).run()``.
+
+    Request (see ``JobResultInput`` in conformance/surfaces.py): ``agents``
+    (name, model), ``n_attempts``, the job's ``metrics``, ad-hoc ``tasks`` and
+    registry ``datasets`` (name, metrics, tasks); a task is ``{name, trials:
+    [phase, ...]}``, its trials in the job's order (attempt, then agent).
+
+    Datasets are served from a local registry.json (one entry each, version
+    "1.0"), the way a registry lists them; task folders are
+    ``tasks/<group>/<name>`` so two datasets may both hold a task "a". The job
+    runs with one trial at a time and no retries, its trials in harbor's own
+    order. Output: harbor's ``result.json`` as written, cut to its scoring
+    part, and each trial's ``result.json`` verifier result and exception type;
+    trial names (random) become ``trial-<i>``, their index in that order.
+    """
+
+    VERSION = "1.0"
+
+    def __init__(self, runner: TrialRunner) -> None:
+        self.runner = runner
+
+    @staticmethod
+    def _task_groups(request: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+        groups = [("adhoc", request.get("tasks") or [])]
+        groups += [(f"dataset-{i}", d.get("tasks") or []) for i, d in enumerate(request.get("datasets") or [])]
+        return groups
+
+    def _script(self, request: dict[str, Any], folder: Path) -> Script:
+        return Script({folder / "tasks" / group / task["name"]: list(task.get("trials") or [])
+                       for group, tasks in self._task_groups(request) for task in tasks})
+
+    def _config(self, request: dict[str, Any], folder: Path, environment: Any) -> Any:
+        from harbor.models.job.config import DatasetConfig, JobConfig, RetryConfig
+        from harbor.models.trial.config import AgentConfig, TaskConfig
+
+        dirs = {group: [write_task(folder / "tasks" / group, task["name"]) for task in tasks]
+                for group, tasks in self._task_groups(request)}
+        datasets = request.get("datasets") or []
+        registry = folder / "registry.json"
+        registry.write_text(json.dumps([
+            _registry_entry(d["name"], self.VERSION, d.get("metrics") or [], dirs[f"dataset-{i}"])
+            for i, d in enumerate(datasets)
+        ]))
+        return JobConfig(
+            job_name="job", jobs_dir=folder / "jobs", n_attempts=request.get("n_attempts", 1),
+            n_concurrent_trials=1, quiet=True, retry=RetryConfig(max_retries=0),
+            agents=[AgentConfig(import_path=AGENT_IMPORT_PATH, model_name=a.get("model"),
+                                kwargs={"agent_name": a["name"]}) for a in request["agents"]],
+            environment=environment,
+            metrics=request.get("metrics") or [],
+            tasks=[TaskConfig(path=path) for path in dirs["adhoc"]],
+            datasets=[DatasetConfig(name=d["name"], version=self.VERSION, registry_path=registry) for d in datasets],
+        )
+
+    @staticmethod
+    async def _run_job(config: Any) -> dict[str, Any]:
+        from harbor.job import Job
+
+        job = await Job.create(config)
+        result = await job.run()
+        job_dir = config.jobs_dir / config.job_name
+        names = {trial.trial_name: f"trial-{i}" for i, trial in enumerate(result.trial_results)}
+        written = json.loads((job_dir / "result.json").read_bytes(), object_pairs_hook=_KeepDuplicates(names))
+        trials = []
+        for trial in result.trial_results:
+            on_disk = json.loads((job_dir / trial.trial_name / "result.json").read_bytes(),
+                                 object_pairs_hook=_KeepDuplicates(names))
+            info = on_disk.get("exception_info")
+            trials.append({
+                "trial": names[trial.trial_name],
+                "task_name": on_disk["task_name"],
+                "source": on_disk.get("source"),
+                "agent": on_disk["agent_info"]["name"],
+                "verifier_result": on_disk.get("verifier_result"),
+                "exception_type": None if info is None else info["exception_type"],
+            })
+        stats = written["stats"]
+        return {
+            "n_total_trials": written["n_total_trials"],
+            "stats": {
+                "n_completed_trials": stats["n_completed_trials"],
+                "n_errored_trials": stats["n_errored_trials"],
+                "n_cancelled_trials": stats["n_cancelled_trials"],
+                "evals": {key: {field: ev[field] for field in _EVAL_FIELDS} for key, ev in stats["evals"].items()},
+            },
+            "trials": trials,
+        }
+
+    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+        return self.runner.run(lambda folder, env: self._config(request, folder, env),
+                               lambda folder: self._script(request, folder), self._run_job)
+
+
+_EVAL_FIELDS = ("n_trials", "n_errors", "metrics", "pass_at_k", "reward_stats", "exception_stats")
+
+
+class _KeepDuplicates:
+    """A json object_pairs_hook: trial names become ``trial-<i>``; a key written twice is kept.
+
+    Python's json keeps the last of two equal keys. harbor writes one key
+    twice when two reward values are unequal yet print alike (two NaN
+    rewards are two dict keys): the n-th repeat is kept as ``<key> (n)``.
+    """
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names
+
+    def _value(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return [self.names.get(item, item) if isinstance(item, str) else item for item in value]
+        return value
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            name, n = key, 1
+            while name in out:
+                n += 1
+                name = f"{key} ({n})"
+            out[name] = self._value(value)
+        return out

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import math
+from unittest import mock
 
 from conformance.candidate import working_folder
 from conformance.reference import candidate as reference
-from conformance.reference import metrics, multi_step, pass_at_k, reward_files, uv_script
+from conformance.reference import job_result, metrics, multi_step, pass_at_k, reward_files, uv_script
 from conformance.reference.cpython_sum import cpython312_sum
 
 
@@ -147,6 +148,34 @@ def _final_last_good(request: dict):
 # 9. A multi-step trial's "final" reward taken from the last step with a result.
 final_last_good = reference.derive("wrong-final-last-good", **{"multi_step.reward": _final_last_good})
 
+_run_trial = job_result.run_trial
+
+
+def _agent_timeout_ends_trial(outcome: dict):
+    if outcome.get("raises") == "timeout" and outcome.get("raises_in") == "agent":
+        return None, "AgentTimeoutError"  # as if the timeout ended the trial, like the stages before it
+    return _run_trial(outcome)
+
+
+def _job_with(**replaced):
+    def compute(request: dict) -> dict:
+        with working_folder(request.get("scripts")), mock.patch.multiple(job_result, **replaced):
+            return job_result.compute(request)
+
+    return compute
+
+
+# 10. An agent timeout ending the trial: harbor records it and still runs the verifier.
+agent_timeout_unverified = reference.derive("wrong-agent-timeout-unverified", **{
+    "job.result": _job_with(run_trial=_agent_timeout_ends_trial),
+})
+
+
+# 11. The "obvious" metric lookup: a dataset named my__ds keeps its own metrics in result.json.
+final_metrics_by_source = reference.derive("wrong-final-metrics-by-source", **{
+    "job.result": _job_with(final_metrics_name=lambda evals_key, dataset: dataset),
+})
+
 # Each wrong candidate, the surface its bug lives in, and the mismatch class it must be caught with.
 CAUGHT_AS = {
     "mean_fsum": ("metric.compute", "ulp"),
@@ -158,6 +187,8 @@ CAUGHT_AS = {
     "json_verbatim": ("reward.parse", "type"),
     "uv_jsonl_compact": ("metric.compute", "value"),
     "final_last_good": ("multi_step.reward", "type"),
+    "agent_timeout_unverified": ("job.result", "type"),
+    "final_metrics_by_source": ("job.result", "length"),
 }
 
 

@@ -12,7 +12,7 @@ import platform
 
 from conformance import __version__
 from conformance.candidate import Candidate, working_folder
-from conformance.reference import metrics, multi_step, pass_at_k, reward_files
+from conformance.reference import job_result, metrics, multi_step, pass_at_k, reward_files
 
 candidate = Candidate(
     "reference",
@@ -42,3 +42,9 @@ def pass_at_k_surface(request: dict) -> dict:
 @candidate.surface("multi_step.reward")
 def multi_step_reward(request: dict) -> dict:
     return multi_step.compute(request)
+
+
+@candidate.surface("job.result")
+def job_result_surface(request: dict) -> dict:
+    with working_folder(request.get("scripts")):
+        return job_result.compute(request)

@@ -37,8 +37,8 @@ def aggregate_reward_dicts(rewards: list, name: str, aggregate: Callable[[list],
     return {key: aggregate([0 if r is None else r.get(key, 0) for r in rewards]) for key in keys}
 
 
-def metric_from_config(config: Any) -> Callable[[list], dict]:
-    """The registry.json metric object -> a compute function (MetricConfig rules)."""
+def validate_config(config: Any) -> tuple[str, dict]:
+    """The registry.json metric object's (type, kwargs), by MetricConfig's rules."""
     if not isinstance(config, dict):
         raise ValidationError("metric config should be an object")
     # Keys other than type and kwargs are ignored, as harbor's MetricConfig ignores them.
@@ -48,6 +48,12 @@ def metric_from_config(config: Any) -> Callable[[list], dict]:
         not isinstance(k, str) for k in kwargs
     ):
         raise ValidationError(f"invalid metric config {config!r}")
+    return kind, kwargs
+
+
+def metric_from_config(config: Any) -> Callable[[list], dict]:
+    """The registry.json metric object -> a compute function (the metric is constructed)."""
+    kind, kwargs = validate_config(config)
     if kind == "uv-script":
         return UvScriptMetric(**kwargs).compute
     if kwargs:

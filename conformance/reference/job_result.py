@@ -1,0 +1,188 @@
+"""job.result: a whole job's result.json scoring part, as harbor 0.13.1 writes it.
+
+What harbor does, written from its observed behaviour:
+
+* Trials run in the order attempt, then task (the ad-hoc tasks, then each
+  dataset's), then agent. A task's n-th trial gets its n-th outcome.
+* A trial: a timeout is renamed by the stage it happens in; the environment
+  and agent-setup stages end the trial; the agent stage records a timeout or
+  ``NonZeroAgentExitCodeError`` and still runs the verifier (anything else
+  ends the trial); the verifier parses the reward files as reward.parse does.
+  Only a trial's first exception is kept.
+* Evals key: agent, the model's name after its first "/" (none when empty),
+  the dataset's name or "adhoc".
+* Metrics per dataset name: the dataset's registry metrics, then the job's;
+  "adhoc" has the job's; any list left empty gets ``mean``. After every
+  trial the trial's evals key recomputes all its dataset's metrics, and the
+  progress line formats the first one's first value with ``.3f``: a failure
+  there ends the job with an ``ExceptionGroup``. At the end, each evals key's
+  metrics are those of the name after its *last* "__", and none when that
+  names no dataset.
+* ``reward_stats`` buckets trial names by reward value in a dict, so equal
+  values share a bucket (1 and 1.0, 0.0 and -0.0, the first one seen names
+  it) and NaNs never do; keys are ``str(value)``. NaN and inf values are
+  written as null.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from conformance.reference import pass_at_k, reward_files
+from conformance.reference.metrics import metric_from_config, validate_config
+
+TIMEOUTS = {
+    "environment": "EnvironmentStartTimeoutError",
+    "agent_setup": "AgentSetupTimeoutError",
+    "agent": "AgentTimeoutError",
+    "verifier": "VerifierTimeoutError",
+}
+# What the agent stage records before the verifier runs anyway.
+RECORDED_BY_AGENT = ("timeout", "NonZeroAgentExitCodeError")
+ENDS_IN_TASK_GROUP = "unhandled errors in a TaskGroup"
+
+
+def run_trial(outcome: dict[str, Any]) -> tuple[dict | None, str | None]:
+    """One trial's (verifier_result, exception_type)."""
+    raised, stage = outcome.get("raises"), outcome.get("raises_in") or "verifier"
+    recorded = None
+    if raised is not None:
+        name = TIMEOUTS[stage] if raised == "timeout" else raised
+        if stage != "agent" or raised not in RECORDED_BY_AGENT:
+            return None, name
+        recorded = name
+    try:
+        rewards = reward_files.parse(outcome)
+    except Exception as error:  # the verifier failed: no result; the first exception stays
+        return None, recorded or type(error).__name__
+    return {"rewards": rewards}, recorded
+
+
+def model_name(model: str | None) -> str | None:
+    if model is None:
+        return None
+    return (model.split("/", 1)[1] if "/" in model else model) or None
+
+
+def plan(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every trial of the job in order, with its outcome."""
+    groups = [(None, request.get("tasks") or [])]
+    groups += [(d["name"], d.get("tasks") or []) for d in request.get("datasets") or []]
+    agents = request["agents"]
+    seen: dict[tuple[int, int], int] = {}
+    trials = []
+    for _ in range(request.get("n_attempts", 1)):
+        for g, (source, tasks) in enumerate(groups):
+            for t, task in enumerate(tasks):
+                for agent in agents:
+                    n = seen[g, t] = seen.get((g, t), -1) + 1
+                    outcomes = task.get("trials") or []
+                    trials.append({
+                        "trial": f"trial-{len(trials)}", "task_name": task["name"], "source": source,
+                        "agent": agent["name"], "model": model_name(agent.get("model")),
+                        "outcome": outcomes[n] if n < len(outcomes) else {},
+                    })
+    return trials
+
+
+def resolve_metrics(request: dict[str, Any]) -> dict[str, list[Callable[[list], Any]]]:
+    job = [metric_from_config(m) for m in request.get("metrics") or []]
+    table: dict[str, list] = {"adhoc": list(job)}
+    for dataset in request.get("datasets") or []:
+        own = [metric_from_config(m) for m in dataset.get("metrics") or []]
+        table.setdefault(dataset["name"], []).extend(own + job)
+    for metrics in table.values():
+        if not metrics:
+            metrics.append(metric_from_config({"type": "mean"}))
+    return table
+
+
+def final_metrics_name(evals_key: str, dataset: str) -> str:
+    """Whose metrics an evals key gets in result.json: the name after the key's last "__"."""
+    return evals_key.split("__")[-1]
+
+
+def _progress_line(metric: Callable[[list], Any], rewards: list) -> str:
+    name, value = next(iter(metric(rewards).items()))
+    return f"{name.title()}: {value:.3f}"
+
+
+def _json(value: Any) -> Any:
+    """As harbor's result.json has it: NaN and inf are null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json(v) for v in value]
+    return value
+
+
+def _distinct_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A key written twice (two NaN buckets both print "nan") is kept as "<key> (n)"."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        name, n = key, 1
+        while name in out:
+            n += 1
+            name = f"{key} ({n})"
+        out[name] = value
+    return out
+
+
+def _new_eval() -> dict[str, Any]:
+    return {"n_trials": 0, "n_errors": 0, "metrics": [], "pass_at_k": {}, "reward_stats": {}, "exception_stats": {}}
+
+
+def compute(request: dict[str, Any]) -> dict[str, Any]:
+    # harbor's order: the job's config, the registry (with its metric lists), the task list, the metrics.
+    for config in [*(request.get("metrics") or []), *(m for d in request.get("datasets") or [] for m in d.get("metrics") or [])]:
+        validate_config(config)
+    if not request.get("tasks") and not any(d.get("tasks") for d in request.get("datasets") or []):
+        raise ValueError("Either datasets or tasks must be provided.")
+    table = resolve_metrics(request)
+    trials = plan(request)
+    evals: dict[str, dict[str, Any]] = {}
+    rewards_by_key: dict[str, list] = {}
+    datasets: dict[str, str] = {}
+    for trial in trials:
+        verifier_result, exception_type = run_trial(trial["outcome"])
+        trial["verifier_result"], trial["exception_type"] = verifier_result, exception_type
+        trial["rewards"] = None if verifier_result is None else verifier_result["rewards"]
+        dataset = trial["source"] or "adhoc"
+        key = pass_at_k.evals_key(trial["agent"], trial["model"], dataset)
+        stats = evals.setdefault(key, _new_eval())
+        datasets[key] = dataset
+        if trial["rewards"] is not None:
+            stats["n_trials"] += 1
+            for name, value in trial["rewards"].items():
+                stats["reward_stats"].setdefault(name, {}).setdefault(value, []).append(trial["trial"])
+        if exception_type is not None:
+            stats["n_errors"] += 1
+            stats["exception_stats"].setdefault(exception_type, []).append(trial["trial"])
+        rewards_by_key.setdefault(key, []).append(trial["rewards"])
+        try:  # the live refresh and the progress line, after each trial
+            for metric in table[dataset]:
+                metric(rewards_by_key[key])
+            _progress_line(table[dataset][0], rewards_by_key[key])
+        except Exception as error:
+            raise ExceptionGroup(ENDS_IN_TASK_GROUP, [error]) from None
+    for key, rewards in rewards_by_key.items():
+        evals[key]["metrics"] = [metric(rewards) for metric in table.get(final_metrics_name(key, datasets[key]), [])]
+    for key, values in pass_at_k.compute({"trials": trials}).items():
+        evals[key]["pass_at_k"] = values
+    for stats in evals.values():
+        stats["reward_stats"] = {
+            name: _distinct_keys([(str(value), names) for value, names in buckets.items()])
+            for name, buckets in stats["reward_stats"].items()
+        }
+    errored = sum(t["exception_type"] is not None for t in trials)
+    return _json({
+        "n_total_trials": len(trials),
+        "stats": {"n_completed_trials": len(trials), "n_errored_trials": errored, "n_cancelled_trials": 0,
+                  "evals": evals},
+        "trials": [{field: t[field] for field in ("trial", "task_name", "source", "agent", "verifier_result",
+                                                   "exception_type")} for t in trials],
+    })

@@ -124,7 +124,7 @@ class LoadedCase:
         return self.case.id
 
 
-def _case_nodes(root: yaml.Node) -> list[tuple[int, str | None, int, int]]:
+def case_nodes(root: yaml.Node) -> list[tuple[int, str | None, int, int]]:
     """(line, id, first line, last line) of each case mapping in the file."""
     out = []
     if not isinstance(root, yaml.MappingNode):
@@ -163,7 +163,7 @@ def load_file(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
         return [], [CaseError(path, mark.line + 1 if mark else 1, None, f"bad YAML: {e}")]
     if root is None:
         return [], [CaseError(path, 1, None, "empty case file")]
-    nodes = _case_nodes(root)
+    nodes = case_nodes(root)
     errors = [CaseError(path, p.line, _owner(nodes, p.line), p.message) for p in lint(root)]
     try:
         loader = CaseLoader(text)

@@ -332,6 +332,35 @@ def cases_check(root: Annotated[Path | None, typer.Argument(help="The corpus fol
     raise typer.Exit(1 if errors else 0)
 
 
+@cases_app.command("record")
+def cases_record(
+    root: Annotated[Path | None, typer.Argument(help="The corpus folder.")] = None,
+    surface: Annotated[list[str] | None, typer.Option("--surface", "-s")] = None,
+    oracle: Annotated[str, typer.Option(help="The live oracle: harbor==VERSION.")] = DEFAULT_ORACLE,
+) -> None:
+    """Write the live oracle's result as `expect:` into each case that has none."""
+    from conformance.record import record
+
+    root = root or case_corpus.default_root()
+    _load(root)
+    try:
+        connection = connect(oracle, log=lambda m: console.print(m, highlight=False))
+    except (ConnectError, OracleSetupError) as e:
+        raise _fail(f"oracle {oracle}: {e}") from None
+    try:
+        done = record(root, connection, surface)
+    except case_corpus.CorpusError as e:
+        raise _fail(str(e)) from None
+    finally:
+        connection.close()
+    for item in done:
+        if item.expect is None:
+            out.print(f"not recorded {item.case_id}: {item.reason}", markup=False, highlight=False, soft_wrap=True)
+    written = sum(item.expect is not None for item in done)
+    out.print(f"recorded {written} case(s) from {oracle}; {len(done) - written} left without a result", highlight=False)
+    raise typer.Exit(0 if written == len(done) else 1)
+
+
 @app.command()
 def schemas(
     out_dir: Annotated[Path, typer.Option("--out", help="Where the schema files go.")] = Path(__file__).parent / "schemas",

@@ -67,6 +67,13 @@ PASS_AT_K = "harbor/utils/pass_at_k.py"
 _STEPS_NEVER_EMPTY = ("a MultiStepTrial needs a task with [[steps]], and _run appends each step's result "
                       "before running it, so step_results is never empty here")
 
+JOB = "harbor/job.py"
+JOB_RESULT = "harbor/models/job/result.py"
+_NO_TOKENS = ("the suite's scripted agent reports no token counts or cost; they are not part of the "
+              "job.result output")
+_REGISTRY_ONLY = ("job.result serves datasets from a registry.json only: a local dataset's tasks come in "
+                  "directory-listing order, which is not deterministic")
+
 TARGETS: dict[str, tuple[Target, ...]] = {
     "reward.parse": (
         Target(VERIFIER, "Verifier._parse_reward_text"),
@@ -111,6 +118,39 @@ TARGETS: dict[str, tuple[Target, ...]] = {
         )),
         Target(PASS_AT_K, "_eligible_k_values"),
         Target(PASS_AT_K, "_pass_at_k_for_task"),
+    ),
+    "job.result": (
+        Target(JOB, "Job._resolve_metrics"),
+        # The local and package branches before it are not served (see _REGISTRY_ONLY).
+        Target(JOB, "Job._resolve_dataset_metrics", start_at="elif dataset_config.is_registry():", never=(
+            Never("elif dataset_config.is_registry():", False, _REGISTRY_ONLY),
+            Never("if dataset_config.name is None:", True,
+                  "DatasetConfig requires a name or a path, and a registry dataset has its name"),
+        )),
+        Target(JOB, "Job._evals_key_for_result"),
+        Target(JOB, "Job._refresh_metrics_for_eval", never=(
+            Never("if not rewards_list:", True,
+                  "called after the trial's rewards are added, or after a retry removes one; the "
+                  "job runs without retries"),)),
+        Target(JOB, "Job._update_metric_display", never=(
+            Never("if not self._metrics or event.result is None:", True,
+                  "_resolve_metrics always holds the adhoc entry, and a trial's END event has its result"),
+            Never("if dataset_name not in self._metrics:", True,
+                  "every dataset's name and adhoc are keys of the metrics table"),
+            Never("if rewards:", False, "the trial's own rewards were just added under its evals key"),
+        )),
+        # Job.run's scoring: from the trials' results to the final stats and pass@k.
+        Target(JOB, "Job.run", start_at="combined_trial_results = self._existing_trial_results + trial_results"),
+        Target(JOB_RESULT, "JobStats.format_agent_evals_key"),
+        Target(JOB_RESULT, "JobStats.increment", never=(
+            Never('if trial_result.exception_info.exception_type == "CancelledError":', True,
+                  "a cancelled trial makes Job.run raise CancelledError: job.result has no cancelled "
+                  "trials to count"),
+            Never("if n_input is not None:", True, _NO_TOKENS),
+            Never("if n_cache is not None:", True, _NO_TOKENS),
+            Never("if n_output is not None:", True, _NO_TOKENS),
+            Never("if cost is not None:", True, _NO_TOKENS),
+        )),
     ),
 }
 

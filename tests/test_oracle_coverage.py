@@ -134,12 +134,14 @@ def test_one_txt_reward_runs_the_success_path_and_misses_the_empty_file(one_txt_
 def test_unreachable_declarations_point_at_if_lines_that_exist(spans, one_txt_reward):
     _, result = one_txt_reward
     declared = [(span, never) for span in spans.values() for never in span.target.never]
-    assert len(declared) == 5
+    # Five that harbor's data flow never takes, eleven the job pipeline never takes as job.result runs it.
+    assert len(declared) == 16
+    assert {never.way for _, never in declared} == {True, False}
     for span, never in declared:
         lines = _source(span.target.file)
         # the anchor inside this target (the same text may stand in another function of the file)
         (line,) = [n for n in range(span.first, span.last + 1) if never.anchor in lines[n - 1]]
-        assert lines[line - 1].strip().startswith("if ") and never.reason
+        assert lines[line - 1].strip().startswith(("if ", "elif ")) and never.reason
         (target,) = [t for t in result.targets if t.file == span.target.file and t.name == span.target.label]
         if not target.imported:
             # harbor imports the module lazily and this run never needed it: reported, not complete
@@ -147,11 +149,15 @@ def test_unreachable_declarations_point_at_if_lines_that_exist(spans, one_txt_re
             continue
         (resolved,) = [u for u in target.unreachable if u.never == never]
         assert resolved.line == line
-        # Each declared way is True: the arc into the body, the indented line right below.
         body = line + 1
         indent = len(lines[line - 1]) - len(lines[line - 1].lstrip())
         assert len(lines[body - 1]) - len(lines[body - 1].lstrip()) > indent
-        assert resolved.arcs == {(line, body)} and body in resolved.lines
+        if never.way:
+            # The True way: the arc into the body, the indented line right below.
+            assert resolved.arcs == {(line, body)} and body in resolved.lines
+        else:
+            # The False way: out of the test, anywhere but into its body.
+            assert resolved.arcs and all(start == line and end != body for start, end in resolved.arcs)
     assert all(t.refuted == [] for t in result.targets)
 
 

@@ -26,6 +26,23 @@ from conformance import wire
 Handler = Callable[[Any], Any]
 
 
+def distinct_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as the suite reports it when a key repeats: the n-th repeat becomes ``"<key> (n)"``.
+
+    Python's json keeps only the last of two equal keys; harbor's result.json
+    can hold a key twice (two NaN rewards are two buckets, both written
+    ``"nan"``). Use as ``json.loads(..., object_pairs_hook=distinct_keys)``.
+    """
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        name, n = key, 1
+        while name in out:
+            n += 1
+            name = f"{key} ({n})"
+        out[name] = value
+    return out
+
+
 @contextlib.contextmanager
 def working_folder(files: dict[str, bytes] | None) -> Iterator[Path]:
     """A fresh folder holding ``files`` (relative name -> bytes), the current directory meanwhile.

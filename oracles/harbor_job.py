@@ -535,9 +535,9 @@ _EVAL_FIELDS = ("n_trials", "n_errors", "metrics", "pass_at_k", "reward_stats", 
 class _KeepDuplicates:
     """A json object_pairs_hook: trial names become ``trial-<i>``; a key written twice is kept.
 
-    Python's json keeps the last of two equal keys. harbor writes one key
-    twice when two reward values are unequal yet print alike (two NaN
-    rewards are two dict keys): the n-th repeat is kept as ``<key> (n)``.
+    harbor writes one key twice when two reward values are unequal yet print
+    alike (two NaN rewards are two dict keys): the kit's ``distinct_keys``
+    keeps the n-th repeat as ``<key> (n)``.
     """
 
     def __init__(self, names: dict[str, str]) -> None:
@@ -549,11 +549,6 @@ class _KeepDuplicates:
         return value
 
     def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in pairs:
-            name, n = key, 1
-            while name in out:
-                n += 1
-                name = f"{key} ({n})"
-            out[name] = self._value(value)
-        return out
+        from conformance.candidate import distinct_keys  # the suite's kit, loaded by harbor_adapter.py
+
+        return distinct_keys([(key, self._value(value)) for key, value in pairs])

@@ -51,3 +51,11 @@ def live_oracle():
     connection = connect(ORACLE_SPEC)
     yield Oracle(_AnswersOnce(connection))
     connection.close()
+
+
+@pytest.fixture(scope="module")
+def conn():
+    """A connection of its own to harbor 0.13.1, for tests that speak the protocol to it directly."""
+    connection = connect(ORACLE_SPEC)
+    yield connection
+    connection.close()

@@ -31,3 +31,15 @@ def test_names_that_leave_the_folder_are_refused(name):
     with pytest.raises(ValueError, match="relative"), working_folder({name: b"x"}):
         pass
     assert os.getcwd() == before
+
+
+def test_distinct_keys_keeps_every_repeat_of_a_json_key():
+    import json
+
+    from conformance.candidate import distinct_keys
+
+    assert json.loads('{"nan": [0], "nan": [1], "nan": [2]}', object_pairs_hook=distinct_keys) == {
+        "nan": [0], "nan (2)": [1], "nan (3)": [2]}
+    # A repeat never overwrites a key that is already there under that name.
+    assert json.loads('{"a": 1, "a (2)": 5, "a": 2}', object_pairs_hook=distinct_keys) == {
+        "a": 1, "a (2)": 5, "a (3)": 2}

@@ -14,17 +14,9 @@ import itertools
 import pytest
 
 from conformance import wire
-from conformance.connect import connect
 
 SURFACE = "job.result"
 _seq = itertools.count(1)
-
-
-@pytest.fixture(scope="module")
-def conn():
-    connection = connect("harbor==0.13.1")
-    yield connection
-    connection.close()
 
 
 def output(conn, request):

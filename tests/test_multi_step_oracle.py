@@ -14,21 +14,11 @@ from __future__ import annotations
 import itertools
 import subprocess
 
-import pytest
-
 from conformance import connect as connect_module
 from conformance import wire
-from conformance.connect import connect
 
 SURFACE = "multi_step.reward"
 _seq = itertools.count(1)
-
-
-@pytest.fixture(scope="module")
-def conn():
-    connection = connect("harbor==0.13.1")
-    yield connection
-    connection.close()
 
 
 def run(conn, strategy, *steps):

@@ -30,6 +30,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from conformance.candidate import distinct_keys
 from conformance.reference import pass_at_k, reward_files
 from conformance.reference.metrics import metric_from_config, validate_config
 
@@ -120,18 +121,6 @@ def _json(value: Any) -> Any:
     return value
 
 
-def _distinct_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A key written twice (two NaN buckets both print "nan") is kept as "<key> (n)"."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        name, n = key, 1
-        while name in out:
-            n += 1
-            name = f"{key} ({n})"
-        out[name] = value
-    return out
-
-
 def _new_eval() -> dict[str, Any]:
     return {"n_trials": 0, "n_errors": 0, "metrics": [], "pass_at_k": {}, "reward_stats": {}, "exception_stats": {}}
 
@@ -175,7 +164,7 @@ def compute(request: dict[str, Any]) -> dict[str, Any]:
         evals[key]["pass_at_k"] = values
     for stats in evals.values():
         stats["reward_stats"] = {
-            name: _distinct_keys([(str(value), names) for value, names in buckets.items()])
+            name: distinct_keys([(str(value), names) for value, names in buckets.items()])
             for name, buckets in stats["reward_stats"].items()
         }
     errored = sum(t["exception_type"] is not None for t in trials)

@@ -65,7 +65,6 @@ AGENT_IMPORT_PATH = f"{MODULE_NAME}:ScriptedAgent"
 # Absent / None reward keys write no file. "raises" makes that stage raise; raised by the verifier's
 # test script, no files are written; raised earlier, the verifier writes them if harbor still runs it.
 Phase = dict[str, Any]
-STAGES = ("environment", "agent_setup", "agent", "verifier")
 
 
 def scripted_exception(name: str) -> BaseException:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from conformance.strategies.reward_lists import UV_SCRIPTS
+from conformance.strategies.reward_lists import shipped_scripts
 from conformance.strategies.steps import good_step, odd_step
 
 AGENT_NAMES = st.sampled_from(["nop", "oracle", "claude-code", "terminus-2", "my__agent", "codex", ""])
@@ -66,10 +66,7 @@ def builtin_jobs(draw) -> dict:
 
 
 def _uv_script_jobs() -> st.SearchStrategy[dict]:
-    from conformance.cases import default_root
-
-    folder = default_root() / "metric.compute" / "scripts"
-    shipped = {name: (folder / name).read_bytes() for name in UV_SCRIPTS if (folder / name).is_file()}
+    shipped = shipped_scripts()
     if not shipped:
         return st.nothing()
     return st.builds(
@@ -84,4 +81,6 @@ def _uv_script_jobs() -> st.SearchStrategy[dict]:
 
 
 # one_of weighs distinct branches alike: a uv-script job one time in twenty.
-job_inputs = st.sampled_from(range(20)).flatmap(lambda i: st.deferred(_uv_script_jobs) if i == 19 else builtin_jobs())
+builtin_job_inputs = builtin_jobs()
+uv_script_jobs = st.deferred(_uv_script_jobs)  # one strategy, built on its first draw
+job_inputs = st.sampled_from(range(20)).flatmap(lambda i: uv_script_jobs if i == 19 else builtin_job_inputs)

@@ -7,6 +7,8 @@ the reward.parse generator covers that step).
 
 from __future__ import annotations
 
+import functools
+
 from hypothesis import strategies as st
 
 LONG = 2**63
@@ -75,11 +77,17 @@ metric_config = st.one_of(
 UV_SCRIPTS = ("echo_lines.py", "pass_rate.py", "fails.py")
 
 
-def _uv_script_inputs() -> st.SearchStrategy[dict]:
+@functools.cache
+def shipped_scripts() -> dict[str, bytes]:
+    """The UV_SCRIPTS the corpus has, by name: read once, when a uv-script input is first drawn."""
     from conformance.cases import default_root
 
     folder = default_root() / "metric.compute" / "scripts"
-    shipped = {name: (folder / name).read_bytes() for name in UV_SCRIPTS if (folder / name).is_file()}
+    return {name: (folder / name).read_bytes() for name in UV_SCRIPTS if (folder / name).is_file()}
+
+
+def _uv_script_inputs() -> st.SearchStrategy[dict]:
+    shipped = shipped_scripts()
     if not shipped:
         return st.nothing()
     return st.builds(
@@ -93,4 +101,5 @@ def _uv_script_inputs() -> st.SearchStrategy[dict]:
 
 builtin_inputs = st.fixed_dictionaries({"metric": metric_config, "rewards": rewards})
 # one_of weighs distinct branches alike (a repeated branch counts once): pick uv-script one time in ten.
-metric_inputs = st.sampled_from(range(10)).flatmap(lambda i: st.deferred(_uv_script_inputs) if i == 9 else builtin_inputs)
+uv_script_inputs = st.deferred(_uv_script_inputs)  # one strategy, built on its first draw
+metric_inputs = st.sampled_from(range(10)).flatmap(lambda i: uv_script_inputs if i == 9 else builtin_inputs)

@@ -42,17 +42,22 @@ class Expectation(BaseModel):
     model_config = ConfigDict(extra="forbid")
     output: Any = Field(default=None, description="The output value (tags as in the case file).")
     raised: str | None = Field(default=None, description="Class name of the exception raised.")
+    reason_code: str | None = Field(
+        default=None, description="With raised, on surfaces that compare it: the agent-challenge reason code "
+                                  "the message normalizes to; absent when it is none that agent-challenge lists.")
 
     @model_validator(mode="after")
     def _one_of(self) -> Expectation:
         given = {"output", "raised"} & self.model_fields_set
         if len(given) != 1:
             raise ValueError("expect takes exactly one of 'output' and 'raised'")
+        if "reason_code" in self.model_fields_set and "raised" not in given:
+            raise ValueError("expect: reason_code goes with raised")
         return self
 
     def result(self) -> Result:
         if "raised" in self.model_fields_set:
-            return Result.of_raised(self.raised)
+            return Result.of_raised(self.raised, self.reason_code)
         return Result.of_value(self.output)
 
 

@@ -19,9 +19,10 @@ from rich.table import Table
 from conformance import cases as case_corpus
 from conformance import generate as generation
 from conformance import surfaces
-from conformance.compare import NanPolicy
+from conformance.compare import POLICIES
 from conformance.connect import DEFAULT_TIMEOUT, ConnectError, connect
 from conformance.oracle_env import OracleSetupError
+from conformance.registry import RegistryError
 from conformance.report import ReportWriter, Tally, header, read
 from conformance.runner import OUTCOMES, Oracle, run_cases
 
@@ -116,7 +117,7 @@ def certify(
     report: Annotated[Path | None, typer.Option(help="Where to write the JSONL report [default: reports/<candidate>.jsonl].")] = None,
     cases_root: Annotated[Path | None, typer.Option("--cases", help="The case corpus folder.")] = None,
     timeout: Annotated[float, typer.Option(help="Seconds a candidate may take per request.")] = DEFAULT_TIMEOUT,
-    nan_policy: Annotated[NanPolicy | None, typer.Option(help="Override every surface's NaN policy.")] = None,
+    nan_policy_name: Annotated[str | None, typer.Option("--nan-policy", help="Override every surface's NaN policy: any-nan-equal, bitwise, or a registered one.")] = None,
     profile: Annotated[str, typer.Option(help="Generated inputs: ci (fixed seed and budget), dev, explore.")] = generation.DEFAULT_PROFILE,
     seed: Annotated[int | None, typer.Option(help="The generators' seed [default: the profile's, or a fresh one].")] = None,
     max_examples: Annotated[int | None, typer.Option(min=1, help="Generated inputs per surface [default: the profile's].")] = None,
@@ -131,6 +132,10 @@ def certify(
     for name in surface or []:
         if name not in surfaces.SURFACES:
             raise _fail(f"unknown surface {name!r}; known: {', '.join(sorted(surfaces.SURFACES))}") from None
+    try:
+        nan_policy = POLICIES.get(nan_policy_name) if nan_policy_name else None
+    except RegistryError as e:
+        raise _fail(str(e)) from None
     root = cases_root or case_corpus.default_root()
     loaded = _load(root)
     try:
@@ -156,8 +161,8 @@ def certify(
             oracle_conn.close()
         raise _fail(str(e)) from None
     the_oracle = Oracle(oracle_conn)
-    policy_name = nan_policy.value if nan_policy else ", ".join(
-        sorted({f"{s.name}={s.policy.value}" for s in surfaces.SURFACES.values()}))
+    policy_name = nan_policy.name if nan_policy else ", ".join(
+        sorted({f"{s.name}={s.policy.name}" for s in surfaces.SURFACES.values()}))
     path = report if report is not None else Path("reports") / f"{_slug(candidate)}.jsonl"
     writer = ReportWriter(path, header(
         oracle={"spec": the_oracle.spec, "implementation": the_oracle.implementation},

@@ -1,7 +1,8 @@
 """The comparator: bit-exact equality of two surface results, with named NaN rules.
 
-A result is a value or a raised exception (compared by class name only; the
-message holds paths). Values compare structurally through deepdiff, with
+A result is a value or a raised exception (compared by class name; where a
+surface says its messages matter downstream, also by the agent-challenge
+reason code the message normalizes to). Values compare structurally through deepdiff, with
 every float wrapped so that deepdiff sees its bits rather than ``==``:
 -0.0 differs from 0.0, ``1``, ``1.0`` and ``True`` differ, and NaN equals NaN
 only as the policy says. Every difference becomes a :class:`Mismatch` with a
@@ -12,22 +13,65 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from collections.abc import Callable
 from enum import Enum
-from typing import Any
+from typing import Any, ClassVar
 
 from deepdiff import DeepDiff
 from deepdiff.operator import BaseOperator
 
+from conformance.registry import Registry
 from conformance.wire import float_to_bits, float_to_hex
 
-COMPARATOR_VERSION = "1.0"
+COMPARATOR_VERSION = "1.1"  # 1.1: the reason-code class
 
 
-class NanPolicy(str, Enum):
-    """How NaNs compare; the name is written into every report."""
+@dataclass(frozen=True)
+class NanPolicy:
+    """How two NaNs compare (any other float equals only its own bits); the name is written into every report.
 
-    ANY = "any-nan-equal"  # every NaN equals every NaN, whatever its sign or payload
-    BITWISE = "bitwise"  # a NaN equals only a NaN with the same bits
+    Policies are registered by name (:data:`POLICIES`, entry-point group
+    ``harbor_conformance.policies``); :func:`nan_policy` declares one.
+    """
+
+    name: str
+    nans_equal: Callable[[float, float], bool]
+    description: str = ""
+
+    ANY: ClassVar[NanPolicy]
+    BITWISE: ClassVar[NanPolicy]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+POLICIES: Registry[NanPolicy] = Registry("comparison policy", "harbor_conformance.policies")
+
+
+def nan_policy(name: str) -> Callable[[Callable[[float, float], bool]], NanPolicy]:
+    """Decorator: the function deciding whether two NaNs are equal becomes the registered policy ``name``."""
+
+    def declare(nans_equal: Callable[[float, float], bool]) -> NanPolicy:
+        policy = NanPolicy(name, nans_equal, (nans_equal.__doc__ or "").strip())
+        return POLICIES.register(name, origin=nans_equal.__module__)(policy)
+
+    return declare
+
+
+@nan_policy("any-nan-equal")
+def _any_nan(a: float, b: float) -> bool:
+    """Every NaN equals every NaN, whatever its sign or payload."""
+    return True
+
+
+@nan_policy("bitwise")
+def _same_bits(a: float, b: float) -> bool:
+    """A NaN equals only a NaN with the same bits."""
+    return float_to_bits(a) == float_to_bits(b)
+
+
+NanPolicy.ANY = _any_nan
+NanPolicy.BITWISE = _same_bits
 
 
 class MismatchClass(str, Enum):
@@ -45,6 +89,7 @@ class MismatchClass(str, Enum):
     LENGTH = "length"
     ERROR_VS_VALUE = "error-vs-value"
     ERROR_TYPE = "error-type"
+    REASON_CODE = "reason-code"
 
 
 @dataclass(frozen=True)
@@ -53,14 +98,17 @@ class Result:
 
     value: Any = None
     raised: str | None = None  # exception class name, when it raised
+    # For surfaces whose messages matter downstream: the agent-challenge reason code the
+    # message normalizes to, when it is one agent-challenge lists (None: no listed code).
+    reason_code: str | None = None
 
     @classmethod
     def of_value(cls, value: Any) -> Result:
         return cls(value=value)
 
     @classmethod
-    def of_raised(cls, type_name: str) -> Result:
-        return cls(raised=type_name)
+    def of_raised(cls, type_name: str, reason_code: str | None = None) -> Result:
+        return cls(raised=type_name, reason_code=reason_code)
 
 
 @dataclass(frozen=True)
@@ -97,7 +145,7 @@ def classify_floats(expected: float, actual: float, policy: NanPolicy) -> Mismat
         return None
     e_nan, a_nan = math.isnan(expected), math.isnan(actual)
     if e_nan and a_nan:
-        return None if policy is NanPolicy.ANY else MismatchClass.NAN_PAYLOAD
+        return None if policy.nans_equal(expected, actual) else MismatchClass.NAN_PAYLOAD
     if e_nan or a_nan:
         return MismatchClass.NAN_VS_NUMBER
     if math.isinf(expected) and math.isinf(actual):
@@ -112,18 +160,21 @@ def classify_floats(expected: float, actual: float, policy: NanPolicy) -> Mismat
 class _Float:
     """A float as deepdiff should see it: equal only per the policy."""
 
-    __slots__ = ("key", "value")
+    __slots__ = ("policy", "value")
 
     def __init__(self, value: float, policy: NanPolicy) -> None:
         self.value = value
-        nan_key = -1 if policy is NanPolicy.ANY else None
-        self.key = nan_key if (math.isnan(value) and nan_key is not None) else float_to_bits(value)
+        self.policy = policy
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Float) and self.key == other.key
+        if not isinstance(other, _Float):
+            return False
+        if math.isnan(self.value) and math.isnan(other.value):
+            return self.policy.nans_equal(self.value, other.value)
+        return float_to_bits(self.value) == float_to_bits(other.value)
 
     def __hash__(self) -> int:
-        return hash(self.key)
+        return hash("nan") if math.isnan(self.value) else hash(float_to_bits(self.value))
 
     def __repr__(self) -> str:
         return repr(self.value)
@@ -247,9 +298,11 @@ def compare(
     """
     if expected.raised is not None or actual.raised is not None:
         if expected.raised is not None and actual.raised is not None:
-            if expected.raised == actual.raised:
-                return []
-            return [Mismatch(MismatchClass.ERROR_TYPE, "$", expected.raised, actual.raised)]
+            if expected.raised != actual.raised:
+                return [Mismatch(MismatchClass.ERROR_TYPE, "$", expected.raised, actual.raised)]
+            if expected.reason_code != actual.reason_code:
+                return [Mismatch(MismatchClass.REASON_CODE, "$", repr(expected.reason_code), repr(actual.reason_code))]
+            return []
         e = f"raised {expected.raised}" if expected.raised else _describe(expected.value)
         a = f"raised {actual.raised}" if actual.raised else _describe(actual.value)
         return [Mismatch(MismatchClass.ERROR_VS_VALUE, "$", e, a)]

@@ -84,7 +84,7 @@ _KINDS: dict[tuple[str, ...], type[Divergence]] = {}
 # classes at once (a key missing and another one extra), and keying on all of
 # them would report each combination as a separate finding.
 SEVERITY = [MismatchClass(c) for c in (
-    "error-vs-value", "error-type", "type", "missing-key", "extra-key", "length", "key-order", "value",
+    "error-vs-value", "error-type", "reason-code", "type", "missing-key", "extra-key", "length", "key-order", "value",
     "inf-vs-finite", "inf-sign", "nan-vs-number", "ulp", "sign-of-zero", "nan-payload")]
 assert set(SEVERITY) == set(MismatchClass), "every mismatch class needs a severity"
 

@@ -24,6 +24,7 @@ from conformance import surfaces, wire
 from conformance.cases import LoadedCase
 from conformance.compare import Mismatch, NanPolicy, Result, compare
 from conformance.connect import Connection, Reply
+from oracles.agent_challenge import listed_reason_code
 
 CONFORMING = frozenset({"pass"})
 OUTCOMES = ("pass", "fail", "error", "crash", "timeout", "protocol-error", "skip")
@@ -68,15 +69,16 @@ class CaseRecord:
 
 def result_json(result: Result) -> dict[str, Any]:
     if result.raised is not None:
-        return {"raised": result.raised}
+        return {"raised": result.raised} | ({"reason_code": result.reason_code} if result.reason_code else {})
     return {"output": wire.encode(result.value)}
 
 
-def _as_result(reply: Reply) -> Result | None:
+def as_result(reply: Reply, surface: surfaces.Surface) -> Result | None:
+    """The reply as a result to compare; None when it is not one (errored, skipped, lost)."""
     if reply.kind == "output":
         return Result.of_value(reply.value)
     if reply.kind == "raised":
-        return Result.of_raised(reply.value)
+        return Result.of_raised(reply.value, listed_reason_code(reply.detail) if surface.reason_codes else None)
     return None
 
 
@@ -136,7 +138,7 @@ def run_input(
             return record
     else:
         oracle_reply = oracle.connection.run(next(_SEQ), surface_name, input_wire)
-        expected = _as_result(oracle_reply)
+        expected = as_result(oracle_reply, surface)
         if expected is None:
             record.outcome = "error"
             record.detail = f"oracle {oracle_reply.kind}: {oracle_reply.detail}"
@@ -150,7 +152,7 @@ def run_input(
     record.oracle = result_json(expected)
 
     reply = candidate.run(next(_SEQ), surface_name, input_wire)
-    actual = _as_result(reply)
+    actual = as_result(reply, surface)
     if actual is None:
         record.outcome = {"errored": "error", "skipped": "skip"}.get(reply.kind, reply.kind)
         record.detail = reply.detail

@@ -1,17 +1,20 @@
-"""The scoring surfaces, each declared once.
+"""The scoring surfaces, each declared once: a decorated input model.
 
 A surface names one scoring behaviour: its input model (checked on case
 files and generated inputs), the shape of its output (for documentation
 and schemas), the spec section it comes from, and its comparison policy.
 Case folders are ``cases/<name>/``; its Hypothesis strategy is named as
 ``module:attribute`` and imported only when generating. Adding a surface is
-adding one ``register(Surface(...))`` call.
+decorating its input model with ``@surface(name, ...)``; another package
+does the same and lists its module in the entry-point group
+``harbor_conformance.surfaces`` (see docs/extending.md).
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -26,6 +29,60 @@ from pydantic import (
 )
 
 from conformance.compare import NanPolicy
+from conformance.registry import Registry
+
+@dataclass(frozen=True)
+class Surface:
+    name: str
+    summary: str
+    input_model: type[BaseModel]
+    output: str  # the output's shape, in words
+    spec: str  # the section of the scoring spec it checks
+    strategy: str | None = None  # "module:attr" of the Hypothesis strategy drawing its inputs
+    policy: NanPolicy = NanPolicy.ANY
+    # Paths of output dicts whose key order harbor leaves to chance (built from a set).
+    unordered: frozenset[str] = frozenset()
+    # An exception's message is part of the answer: its agent-challenge reason code is compared too.
+    reason_codes: bool = False
+    # The implementation that answers for this surface instead of the default oracle (a candidate spec).
+    oracle: str | None = None
+
+    def inputs(self) -> Any:
+        """The Hypothesis strategy of this surface's inputs (imports Hypothesis)."""
+        if self.strategy is None:
+            raise LookupError(f"surface {self.name!r} declares no generator")
+        from hypothesis.strategies import SearchStrategy
+
+        module, _, attr = self.strategy.partition(":")
+        found = getattr(importlib.import_module(module), attr)
+        return found if isinstance(found, SearchStrategy) else found()
+
+    def validate_input(self, value: Any) -> None:
+        """Raise pydantic.ValidationError when ``value`` is not an input of this surface."""
+        self.input_model.model_validate(value)
+
+
+SURFACES: Registry[Surface] = Registry("surface", "harbor_conformance.surfaces")
+
+
+def surface(name: str, **declaration: Any) -> Callable[[type[BaseModel]], type[BaseModel]]:
+    """Decorator: the input model becomes the surface ``name`` (the other fields as in :class:`Surface`)."""
+
+    def declare(model: type[BaseModel]) -> type[BaseModel]:
+        SURFACES.register(name, origin=model.__module__)(Surface(name=name, input_model=model, **declaration))
+        return model
+
+    return declare
+
+
+def with_generators(names: list[str] | None = None) -> list[str]:
+    """The surfaces (of ``names``, or all) that declare a generator, in declaration order."""
+    return [s.name for s in SURFACES.values() if s.strategy and (not names or s.name in names)]
+
+
+def get(name: str) -> Surface:
+    return SURFACES.get(name)
+
 
 Number = StrictInt | StrictFloat
 RewardDict = dict[StrictStr, Number]
@@ -35,6 +92,14 @@ class _Input(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
+@surface(
+    "reward.parse",
+    summary="reward.txt / reward.json bytes to the rewards dict a trial holds",
+    output="dict[str, float | int] | None, or the exception raised (its type, and its message's reason code)",
+    spec="seed-003 §1-§2",
+    strategy="conformance.strategies.reward_files:verifier_dirs",
+    reason_codes=True,
+)
 class VerifierDir(_Input):
     """What the verifier left in its logs dir: each reward file's bytes, or absent."""
 
@@ -42,6 +107,13 @@ class VerifierDir(_Input):
     reward_json: StrictBytes | None = None
 
 
+@surface(
+    "metric.compute",
+    summary="a dataset metric (mean, max, min, sum, uv-script) over per-trial reward dicts",
+    output="dict[str, float | int], or the exception raised",
+    spec="seed-003 §3",
+    strategy="conformance.strategies.reward_lists:metric_inputs",
+)
 class MetricComputeInput(_Input):
     """A metric object as in a dataset's registry.json, and one reward dict (or null) per trial.
 
@@ -62,6 +134,19 @@ class Trial(_Input):
     rewards: RewardDict | None
 
 
+@surface(
+    "pass_at_k",
+    summary="pass@k per evals key from a list of trials",
+    output="dict[evals_key, dict[int k, float]]",
+    spec="seed-003 §4",
+    strategy="conformance.strategies.trial_sets:trial_sets",
+)
+class PassAtKInput(_Input):
+    """Trials in the order the job finished them."""
+
+    trials: list[Trial]
+
+
 class Step(_Input):
     """One step of a multi-step trial: what its verifier leaves, or that its test script timed out."""
 
@@ -70,6 +155,15 @@ class Step(_Input):
     raises: Literal["timeout"] | None = None
 
 
+@surface(
+    "multi_step.reward",
+    summary="a multi-step trial's reward from its steps' verifier results, by the task's strategy",
+    output="{verifier_result, exception_type, steps: [{name, verifier_result, exception_type}]}",
+    spec="seed-003 §5 (multi-step)",
+    strategy="conformance.strategies.steps:multi_step_inputs",
+    # The mean strategy collects keys in a set: their order follows the hash seed.
+    unordered=frozenset({"$['verifier_result']['rewards']"}),
+)
 class MultiStepInput(_Input):
     """A multi-step task's ``multi_step_reward_strategy`` (None: unset) and its steps, in order."""
 
@@ -116,6 +210,14 @@ class JobDataset(_Input):
     tasks: list[JobTask] = Field(default_factory=list)
 
 
+@surface(
+    "job.result",
+    summary="a whole job's result.json scoring part and each trial's verifier result, through harbor's Job",
+    output="{n_total_trials, stats: {n_completed_trials, n_errored_trials, n_cancelled_trials, evals}, trials}, "
+           "or the exception Job.run raises",
+    spec="seed-003 §3-§5 (job result.json)",
+    strategy="conformance.strategies.jobs:job_inputs",
+)
 class JobResultInput(_Input):
     """A whole job: agents, attempts, the job's metrics, ad-hoc tasks and registry datasets.
 
@@ -146,102 +248,53 @@ class JobResultInput(_Input):
         return self
 
 
-class PassAtKInput(_Input):
-    """Trials in the order the job finished them."""
+@surface(
+    "outcome.summary",
+    summary="agent-challenge's BASE_BENCHMARK_RESULT= line from a job's result.json (or from a whole job, or no file)",
+    output="{summary: {status, score, resolved, total, reason_code}, line: str}",
+    spec="seed-003 §5 (agent-challenge outcome mapping)",
+    strategy="conformance.strategies.outcomes:outcome_inputs",
+)
+class OutcomeInput(_Input):
+    """What the runner finds where harbor's result.json should be: its bytes, or nothing.
 
-    trials: list[Trial]
+    ``job`` instead: the job.result input whose run writes the result.json,
+    so a case checks the line a runner would print for that job.
+    """
 
+    result_json: StrictBytes | None = None
+    job: JobResultInput | None = None
 
-@dataclass(frozen=True)
-class Surface:
-    name: str
-    summary: str
-    input_model: type[BaseModel]
-    output: str  # the output's shape, in words
-    spec: str  # the section of the scoring spec it checks
-    strategy: str | None = None  # "module:attr" of the Hypothesis strategy drawing its inputs
-    policy: NanPolicy = NanPolicy.ANY
-    # Paths of output dicts whose key order harbor leaves to chance (built from a set).
-    unordered: frozenset[str] = frozenset()
-    tags: tuple[str, ...] = field(default=())
-
-    def inputs(self) -> Any:
-        """The Hypothesis strategy of this surface's inputs (imports Hypothesis)."""
-        if self.strategy is None:
-            raise LookupError(f"surface {self.name!r} declares no generator")
-        from hypothesis.strategies import SearchStrategy
-
-        module, _, attr = self.strategy.partition(":")
-        found = getattr(importlib.import_module(module), attr)
-        return found if isinstance(found, SearchStrategy) else found()
-
-    def validate_input(self, value: Any) -> None:
-        """Raise pydantic.ValidationError when ``value`` is not an input of this surface."""
-        self.input_model.model_validate(value)
+    @model_validator(mode="after")
+    def _one_source(self) -> OutcomeInput:
+        if self.result_json is not None and self.job is not None:
+            raise ValueError("give result_json or job, not both")
+        return self
 
 
-SURFACES: dict[str, Surface] = {}
+@surface(
+    "reason.normalize",
+    summary="agent-challenge's reason code of an exception type or message, and its retry policy",
+    output="{reason_code: str | None, failure: {reason_code: str, retryable: bool}}",
+    spec="seed-003 §1.4 (agent-challenge terminal_bench.py normalizer and code sets)",
+    strategy="conformance.strategies.reasons:reason_inputs",
+)
+class ReasonInput(_Input):
+    """An exception type, message or reason string (None: none given), and which attempt it ended."""
+
+    value: StrictStr | None = None
+    attempt_number: StrictInt = Field(default=1, ge=1, le=10)
 
 
-def register(surface: Surface) -> Surface:
-    if surface.name in SURFACES:
-        raise ValueError(f"surface {surface.name!r} is declared twice")
-    SURFACES[surface.name] = surface
-    return surface
+@surface(
+    "evsys.metric",
+    summary="an evsys-sdk metric (mean_reward, avg, pass_rate, pass@k, pass^k) over per-task sample rewards",
+    output="float, or the exception raised",
+    spec="seed-001 (evsys-sdk metrics)",
+    strategy="conformance.strategies.task_rewards:evsys_inputs",
+)
+class EvsysMetricInput(_Input):
+    """A metric's registry name and ``task_rewards``: one list of per-sample rewards per task."""
 
-
-def with_generators(names: list[str] | None = None) -> list[str]:
-    """The surfaces (of ``names``, or all) that declare a generator, in declaration order."""
-    return [s.name for s in SURFACES.values() if s.strategy and (not names or s.name in names)]
-
-
-def get(name: str) -> Surface:
-    try:
-        return SURFACES[name]
-    except KeyError:
-        raise KeyError(f"unknown surface {name!r}; known: {', '.join(sorted(SURFACES))}") from None
-
-
-register(Surface(
-    name="reward.parse",
-    summary="reward.txt / reward.json bytes to the rewards dict a trial holds",
-    input_model=VerifierDir,
-    output="dict[str, float | int] | None, or the exception raised",
-    spec="seed-003 §1-§2",
-    strategy="conformance.strategies.reward_files:verifier_dirs",
-))
-register(Surface(
-    name="metric.compute",
-    summary="a dataset metric (mean, max, min, sum, uv-script) over per-trial reward dicts",
-    input_model=MetricComputeInput,
-    output="dict[str, float | int], or the exception raised",
-    spec="seed-003 §3",
-    strategy="conformance.strategies.reward_lists:metric_inputs",
-))
-register(Surface(
-    name="pass_at_k",
-    summary="pass@k per evals key from a list of trials",
-    input_model=PassAtKInput,
-    output="dict[evals_key, dict[int k, float]]",
-    spec="seed-003 §4",
-    strategy="conformance.strategies.trial_sets:trial_sets",
-))
-register(Surface(
-    name="multi_step.reward",
-    summary="a multi-step trial's reward from its steps' verifier results, by the task's strategy",
-    input_model=MultiStepInput,
-    output="{verifier_result, exception_type, steps: [{name, verifier_result, exception_type}]}",
-    spec="seed-003 §5 (multi-step)",
-    strategy="conformance.strategies.steps:multi_step_inputs",
-    # The mean strategy collects keys in a set: their order follows the hash seed.
-    unordered=frozenset({"$['verifier_result']['rewards']"}),
-))
-register(Surface(
-    name="job.result",
-    summary="a whole job's result.json scoring part and each trial's verifier result, through harbor's Job",
-    input_model=JobResultInput,
-    output="{n_total_trials, stats: {n_completed_trials, n_errored_trials, n_cancelled_trials, evals}, trials}, "
-           "or the exception Job.run raises",
-    spec="seed-003 §3-§5 (job result.json)",
-    strategy="conformance.strategies.jobs:job_inputs",
-))
+    metric: StrictStr
+    task_rewards: list[list[Number]]

@@ -74,6 +74,8 @@ def _load_sibling(name: str) -> types.ModuleType:
 
 
 harbor_job = _load_sibling("harbor_job")
+agent_challenge = _load_sibling("agent_challenge")
+evsys_sdk = _load_sibling("evsys_sdk")
 
 HARBOR_VERSION = importlib.metadata.version("harbor")
 
@@ -107,7 +109,15 @@ class RewardParse:
 
     def __call__(self, verifier_dir: dict[str, Any]) -> Any:
         harbor_job.write_reward_files(self.paths, verifier_dir)
-        return self.loop.run_until_complete(self.verifier.verify()).rewards
+        try:
+            return self.loop.run_until_complete(self.verifier.verify()).rewards
+        except Exception as error:
+            # Messages name the reward files relative to the trial folder ("verifier/reward.txt"),
+            # as a candidate can: the oracle's own temporary path holds words ("reward.parse")
+            # that agent-challenge's reason-code rules match on.
+            if len(error.args) == 1 and isinstance(error.args[0], str):
+                error.args = (error.args[0].replace(f"{self.paths.trial_dir}/", ""),)
+            raise
 
 
 def metric_compute(request: dict[str, Any]) -> Any:
@@ -142,6 +152,12 @@ def pass_at_k(request: dict[str, Any]) -> Any:
     return compute_pass_at_k_by_evals(results)
 
 
+def reason_normalize(request: dict[str, Any]) -> dict[str, Any]:
+    value = request.get("value")
+    return {"reason_code": agent_challenge.normalize_reason_code(value),
+            "failure": agent_challenge.classify_failure(value, request.get("attempt_number", 1))}
+
+
 def build(workdir: Path):
     deps = {name: importlib.metadata.version(name) for name in ("harbor", "pydantic", "pydantic-core")}
     deps["python"] = platform.python_version()
@@ -158,6 +174,21 @@ def build(workdir: Path):
         with kit.working_folder(request.get("scripts")):  # where a uv-script metric's script_path resolves
             return job_result(request)
 
+    @oracle.surface("outcome.summary")
+    def _outcome_summary(request: dict[str, Any]) -> Any:
+        job = request.get("job")
+        if job is not None:
+            with kit.working_folder(job.get("scripts")):
+                summary = job_result.read_after(job, agent_challenge.summarize)
+        else:
+            present = request.get("result_json") is not None
+            with kit.working_folder({"result.json": request["result_json"]} if present else None):
+                summary = agent_challenge.summarize(Path("result.json"))
+        return {"summary": summary, "line": agent_challenge.result_line(summary)}
+
+    # agent-challenge and evsys-sdk are not on PyPI: their oracles are transcriptions, run here on CPython 3.12.
+    oracle.surface("reason.normalize")(reason_normalize)
+    oracle.surface("evsys.metric")(evsys_sdk.compute)
     return oracle
 
 

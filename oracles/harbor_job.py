@@ -527,6 +527,34 @@ class JobResultSurface:
         return self.runner.run(lambda folder, env: self._config(request, folder, env),
                                lambda folder: self._script(request, folder), self._run_job)
 
+    def read_after(self, request: dict[str, Any], read: Any) -> Any:
+        """``read(path of the job's result.json)`` once the job has finished, failed, or been refused.
+
+        What a job leaves behind is read whatever became of it: a job that
+        fails mid-way leaves the result.json it last wrote; one harbor refuses
+        (its config, its metrics) leaves none.
+        """
+        folders: list[Path] = []
+
+        def config_for(folder: Path, environment: Any) -> Any:
+            folders.append(folder)
+            try:
+                return self._config(request, folder, environment)
+            except Exception:  # harbor refused the job before it ran
+                return None
+
+        async def run_then_read(config: Any) -> Any:
+            from harbor.job import Job
+
+            if config is not None:
+                try:
+                    await (await Job.create(config)).run()
+                except Exception:  # the job failed; what it wrote so far is what is read
+                    pass
+            return read(folders[0] / "jobs" / "job" / "result.json")
+
+        return self.runner.run(config_for, lambda folder: self._script(request, folder), run_then_read)
+
 
 _EVAL_FIELDS = ("n_trials", "n_errors", "metrics", "pass_at_k", "reward_stats", "exception_stats")
 

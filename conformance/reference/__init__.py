@@ -1,18 +1,29 @@
 """The built-in ``reference`` candidate: a clean-room implementation in plain Python.
 
 It does not import harbor (nor pydantic): every rule is written down here
-from harbor 0.13.1's observed behaviour, so it doubles as the worked example
+from harbor 0.13.1's observed behaviour (and, for the downstream surfaces,
+agent-challenge's and evsys-sdk's documented behaviour), so it doubles as the worked example
 for candidate authors. Run it over the wire with
 ``python -m conformance.reference`` or name it ``reference`` on the command line.
 """
 
 from __future__ import annotations
 
+import json
 import platform
 
 from conformance import __version__
 from conformance.candidate import Candidate, working_folder
-from conformance.reference import job_result, metrics, multi_step, pass_at_k, reward_files
+from conformance.reference import (
+    evsys_metrics,
+    job_result,
+    metrics,
+    multi_step,
+    outcome_summary,
+    pass_at_k,
+    reason_codes,
+    reward_files,
+)
 
 candidate = Candidate(
     "reference",
@@ -48,3 +59,23 @@ def multi_step_reward(request: dict) -> dict:
 def job_result_surface(request: dict) -> dict:
     with working_folder(request.get("scripts")):
         return job_result.compute(request)
+
+
+@candidate.surface("outcome.summary")
+def outcome_summary_surface(request: dict) -> dict:
+    job = request.get("job")
+    if job is None:
+        return outcome_summary.summary_line(request.get("result_json"))
+    with working_folder(job.get("scripts")):
+        written = job_result.written_result(job)
+    return outcome_summary.summary_line(None if written is None else json.dumps(written).encode())
+
+
+@candidate.surface("reason.normalize")
+def reason_normalize(request: dict) -> dict:
+    return reason_codes.compute(request)
+
+
+@candidate.surface("evsys.metric")
+def evsys_metric(request: dict) -> float:
+    return evsys_metrics.compute(request)

@@ -125,7 +125,46 @@ def _new_eval() -> dict[str, Any]:
     return {"n_trials": 0, "n_errors": 0, "metrics": [], "pass_at_k": {}, "reward_stats": {}, "exception_stats": {}}
 
 
+def _written(n_total: int, trials: list[dict[str, Any]], evals: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """result.json as harbor writes it while the job runs (the parts a reader of it uses)."""
+    return _json({
+        "n_total_trials": n_total,
+        "stats": {"n_completed_trials": len(trials),
+                  "n_errored_trials": sum(t["exception_type"] is not None for t in trials),
+                  "n_cancelled_trials": 0,
+                  "evals": {key: {"metrics": list(stats["metrics"])} for key, stats in evals.items()}},
+    })
+
+
+class JobFailed(Exception):
+    """The job ended with ``error`` after writing ``written`` (its result.json)."""
+
+    def __init__(self, error: BaseException, written: dict[str, Any]) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.written = written
+
+
 def compute(request: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return run(request)
+    except JobFailed as failed:
+        raise failed.error from None
+
+
+def written_result(request: dict[str, Any]) -> dict[str, Any] | None:
+    """The result.json the job leaves behind: the final one, the last one written before
+    it failed, or None when harbor refuses the job before it starts."""
+    try:
+        done = run(request)
+    except JobFailed as failed:
+        return failed.written
+    except Exception:
+        return None
+    return {key: done[key] for key in ("n_total_trials", "stats")}
+
+
+def run(request: dict[str, Any]) -> dict[str, Any]:
     # harbor's order: the job's config, the registry (with its metric lists), the task list, the metrics.
     for config in [*(request.get("metrics") or []), *(m for d in request.get("datasets") or [] for m in d.get("metrics") or [])]:
         validate_config(config)
@@ -136,7 +175,9 @@ def compute(request: dict[str, Any]) -> dict[str, Any]:
     evals: dict[str, dict[str, Any]] = {}
     rewards_by_key: dict[str, list] = {}
     datasets: dict[str, str] = {}
-    for trial in trials:
+    for i, trial in enumerate(trials):
+        # Written when the trial starts: the job as it stood after the trial before.
+        written = _written(len(trials), trials[:i], evals)
         verifier_result, exception_type = run_trial(trial["outcome"])
         trial["verifier_result"], trial["exception_type"] = verifier_result, exception_type
         trial["rewards"] = None if verifier_result is None else verifier_result["rewards"]
@@ -152,12 +193,12 @@ def compute(request: dict[str, Any]) -> dict[str, Any]:
             stats["n_errors"] += 1
             stats["exception_stats"].setdefault(exception_type, []).append(trial["trial"])
         rewards_by_key.setdefault(key, []).append(trial["rewards"])
-        try:  # the live refresh and the progress line, after each trial
-            for metric in table[dataset]:
-                metric(rewards_by_key[key])
+        try:  # the live refresh, then (once the trial's result is written) the progress line
+            stats["metrics"] = [metric(rewards_by_key[key]) for metric in table[dataset]]
+            written = _written(len(trials), trials[:i + 1], evals)
             _progress_line(table[dataset][0], rewards_by_key[key])
         except Exception as error:
-            raise ExceptionGroup(ENDS_IN_TASK_GROUP, [error]) from None
+            raise JobFailed(ExceptionGroup(ENDS_IN_TASK_GROUP, [error]), written) from None
     for key, rewards in rewards_by_key.items():
         evals[key]["metrics"] = [metric(rewards) for metric in table.get(final_metrics_name(key, datasets[key]), [])]
     for key, values in pass_at_k.compute({"trials": trials}).items():

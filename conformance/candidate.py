@@ -87,6 +87,8 @@ class Candidate:
         self.homepage = homepage
         self.dependencies = dict(dependencies or {})
         self.handlers: dict[str, Handler] = {}
+        # The only inputs claimed, per surface: {surface: {input key: [allowed values]}} (see protocol.md).
+        self.scope: dict[str, dict[str, list[Any]]] | None = None
 
     def surface(self, name: str) -> Callable[[Handler], Handler]:
         """Decorator: register the handler for one surface."""
@@ -118,6 +120,8 @@ class Candidate:
         }
         if self.homepage:
             implementation["homepage"] = self.homepage
+        if self.scope is not None:
+            implementation["scope"] = self.scope
         return {"protocol": protocol, "implementation": implementation}
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:

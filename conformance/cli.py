@@ -18,7 +18,7 @@ from rich.table import Table
 
 from conformance import cases as case_corpus
 from conformance import generate as generation
-from conformance import surfaces
+from conformance import scope, surfaces
 from conformance.compare import POLICIES
 from conformance.connect import DEFAULT_TIMEOUT, ConnectError, connect
 from conformance.oracle_env import OracleSetupError
@@ -160,6 +160,14 @@ def certify(
         if oracle_conn:
             oracle_conn.close()
         raise _fail(str(e)) from None
+    if scope.of(cand.implementation) is not None:  # a candidate claiming part of the suite is held to that part
+        selected = [i for i in selected if scope.claims(cand.implementation, i.case.surface, i.case.input)]
+        gen_surfaces = scope.surfaces(cand.implementation, gen_surfaces)
+        if not selected and not gen_surfaces:
+            cand.close()
+            if oracle_conn:
+                oracle_conn.close()
+            raise _fail(f"{candidate} claims {scope.of(cand.implementation)}: nothing selected falls within it") from None
     the_oracle = Oracle(oracle_conn)
     policy_name = nan_policy.name if nan_policy else ", ".join(
         sorted({f"{s.name}={s.policy.name}" for s in surfaces.SURFACES.values()}))
@@ -187,8 +195,7 @@ def certify(
             writer.generated(result.to_json())
     finally:
         cand.close()
-        if oracle_conn:
-            oracle_conn.close()
+        the_oracle.close()
         footer = writer.close()
     _print_problems(records)
     impl = cand.implementation

@@ -12,8 +12,8 @@ class, a path, and for floats both bit patterns and the ULP distance.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any, ClassVar
 

@@ -8,7 +8,9 @@ string names what to connect to:
     harbor==0.13.1            a harbor release in its cached virtualenv (the oracle is one)
     module:attr               a Python object, in process
     exec:COMMAND              any program speaking the protocol on stdin/stdout
-    NAME                      an entry point in the ``harbor_conformance.candidates`` group
+    evsys:NAME                an evsys-style metric plugin (see conformance.metric_plugin)
+    NAME                      a registered candidate: ``register_candidate(NAME)``, or an entry
+                              point in the ``harbor_conformance.candidates`` group
 """
 
 from __future__ import annotations
@@ -24,17 +26,20 @@ import sys
 import tempfile
 import threading
 from dataclasses import dataclass, field
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from conformance import wire
+from conformance import metric_plugin, wire
 from conformance.protocol import PROTOCOL_VERSION, STARTED_ADAPTER
+from conformance.registry import Registry
 
-ENTRY_POINT_GROUP = "harbor_conformance.candidates"
-BUILTINS = {"reference": "conformance.reference:candidate"}
+# Candidates by name: an object with handle(request), or a spec string (module:attr, exec:COMMAND, ...).
+CANDIDATES: Registry[Any] = Registry("candidate", "harbor_conformance.candidates")
+register_candidate = CANDIDATES.register
+register_candidate("reference", origin="conformance")("conformance.reference:candidate")
 DEFAULT_TIMEOUT = 30.0
 START_TIMEOUT = 120.0
 
@@ -335,18 +340,21 @@ def connect(spec: str, *, timeout: float = DEFAULT_TIMEOUT, coverage_data: Path 
         from conformance import oracle_env
 
         return Subprocess(spec, argv, env=oracle_env.script_environment(), timeout=max(timeout, 120.0))
-    if spec in BUILTINS:
-        return InProcess(spec, _import_attr(BUILTINS[spec]))
+    if spec.startswith(metric_plugin.PREFIX):
+        try:
+            return InProcess(spec, metric_plugin.candidate(spec[len(metric_plugin.PREFIX):]))
+        except metric_plugin.PluginError as e:
+            raise ConnectError(str(e)) from None
+    if ":" not in spec and spec in CANDIDATES:
+        target = CANDIDATES.get(spec)
+        if not isinstance(target, str):
+            return InProcess(spec, _in_process_target(spec, target))
+        connection = connect(target, timeout=timeout, log=log)
+        connection.spec = spec  # reported under the name it was asked for
+        return connection
     if ":" in spec:
         return InProcess(spec, _in_process_target(spec, _import_attr(spec)))
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if entry.name == spec:
-            loaded = entry.load()
-            if isinstance(loaded, str):
-                return connect(loaded, timeout=timeout, log=log)
-            return InProcess(spec, _in_process_target(spec, loaded))
-    known = sorted(BUILTINS) + sorted(e.name for e in metadata.entry_points(group=ENTRY_POINT_GROUP))
     raise ConnectError(
-        f"unknown candidate {spec!r}: use one of {', '.join(known)}, harbor==VERSION, "
-        f"module:attr or exec:COMMAND"
+        f"unknown candidate {spec!r}: use one of {', '.join(CANDIDATES.names())}, harbor==VERSION, "
+        f"module:attr, exec:COMMAND or evsys:METRIC"
     )

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance import surfaces, wire
+from conformance import scope, surfaces, wire
 from conformance.compare import MismatchClass, NanPolicy
 from conformance.connect import Connection
 from conformance.runner import CaseRecord, Oracle, run_input
@@ -240,7 +240,7 @@ def _round(
         report_multiple_bugs=True,
         suppress_health_check=list(HealthCheck),
         print_blob=False,
-    )(given(surfaces.get(surface_name).inputs())(check)))
+    )(given(scope.restrict(surfaces.get(surface_name).inputs(), candidate.implementation, surface_name))(check)))
     try:
         # findings go to the report, not to stdout
         with with_reporter(lambda _message: None), _inputs_independent_of_imports():

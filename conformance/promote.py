@@ -16,8 +16,9 @@ from typing import Any
 
 from conformance import cases as case_corpus
 from conformance import surfaces, wire
+from conformance.compare import Result
 from conformance.report import Report
-from conformance.yaml_values import render
+from conformance.yaml_values import render, render_expect
 
 TARGET_FILE = "generated.yaml"
 DEFAULT_HARBOR = "0.13.1"
@@ -46,8 +47,8 @@ def case_yaml(record: dict[str, Any], head: dict[str, Any]) -> str:
     """One case, as list-item lines for a case file's ``cases:``."""
     surface = surfaces.get(record["surface"])
     oracle = record["oracle"]
-    expect = (f"{{raised: {oracle['raised']}}}" if "raised" in oracle
-              else f"{{output: {render(wire.decode(oracle['output']))}}}")
+    expect = render_expect(Result.of_raised(oracle["raised"], oracle.get("reason_code")) if "raised" in oracle
+                           else Result.of_value(wire.decode(oracle["output"])))
     classes = sorted({m["cls"] for m in record.get("mismatches", [])}) or [record["outcome"]]
     lines = [
         f"  - id: {record['id']}",

@@ -93,6 +93,12 @@ class Implementation(_Message):
     dependencies: dict[str, str] = Field(
         default_factory=dict, description="Versions of what the implementation runs on."
     )
+    scope: dict[str, dict[str, list[Any]]] | None = Field(
+        default=None,
+        description="Optional: the only inputs it claims, per surface: top-level input keys and the values they may "
+                    "take (an evsys metric plugin claims {\"evsys.metric\": {\"metric\": [its name]}}). It is "
+                    "certified on those surfaces and inputs alone.",
+    )
 
 
 class Started(_Message):

@@ -17,9 +17,10 @@ from pathlib import Path
 import yaml
 
 from conformance import cases as case_corpus
-from conformance import wire
+from conformance import surfaces, wire
 from conformance.connect import Connection
-from conformance.yaml_values import CaseLoader, render
+from conformance.runner import as_result
+from conformance.yaml_values import CaseLoader, render_expect
 
 _SEQ = itertools.count(1)
 
@@ -34,11 +35,10 @@ class Recorded:
 def expect_line(connection: Connection, surface: str, value: object) -> tuple[str | None, str]:
     """The ``expect:`` value of the oracle's reply to one input, or None and why."""
     reply = connection.run(next(_SEQ), surface, wire.encode(value))
-    if reply.kind == "output":
-        return f"{{output: {render(reply.value)}}}", ""
-    if reply.kind == "raised":
-        return f"{{raised: {reply.value}}}", ""
-    return None, f"the oracle gave no result ({reply.kind}): {reply.detail or reply.value}"
+    result = as_result(reply, surfaces.get(surface))
+    if result is None:
+        return None, f"the oracle gave no result ({reply.kind}): {reply.detail or reply.value}"
+    return render_expect(result), ""
 
 
 def _case_ends(text: str) -> dict[str, int]:

@@ -83,10 +83,15 @@ def as_result(reply: Reply, surface: surfaces.Surface) -> Result | None:
 
 
 class Oracle:
-    """The oracle's side: a live connection, or the corpus's recordings."""
+    """The oracle's side: a live connection, or the corpus's recordings.
+
+    A surface that names its own oracle (``Surface.oracle``, e.g. one another
+    package adds) is answered by that implementation, connected on first use.
+    """
 
     def __init__(self, connection: Connection | None) -> None:
         self.connection = connection
+        self._own: dict[str, Connection] = {}
 
     @property
     def spec(self) -> str:
@@ -97,6 +102,21 @@ class Oracle:
         if self.connection:
             return self.connection.implementation
         return {"name": "recorded", "version": "corpus", "language": "yaml", "surfaces": sorted(surfaces.SURFACES)}
+
+    def for_surface(self, surface: surfaces.Surface) -> Connection | None:
+        """The live connection answering ``surface``; None when results come from recordings."""
+        if self.connection is None or surface.oracle is None:
+            return self.connection
+        if surface.oracle not in self._own:
+            from conformance.connect import connect
+
+            self._own[surface.oracle] = connect(surface.oracle)
+        return self._own[surface.oracle]
+
+    def close(self) -> None:
+        for connection in [*self._own.values(), *([self.connection] if self.connection else [])]:
+            connection.close()
+        self._own.clear()
 
 
 # Sequence numbers only need to be unique per connection; one counter serves all.
@@ -131,13 +151,14 @@ def run_input(
     input_wire = wire.encode(value)
     record = CaseRecord(case_id, surface_name, "pass")
 
-    if oracle.connection is None:
+    live = oracle.for_surface(surface)
+    if live is None:
         expected = recorded
         if expected is None:
             record.outcome, record.detail = "skip", "no recorded oracle result and no live oracle"
             return record
     else:
-        oracle_reply = oracle.connection.run(next(_SEQ), surface_name, input_wire)
+        oracle_reply = live.run(next(_SEQ), surface_name, input_wire)
         expected = as_result(oracle_reply, surface)
         if expected is None:
             record.outcome = "error"

@@ -31,6 +31,7 @@ from pydantic import (
 from conformance.compare import NanPolicy
 from conformance.registry import Registry
 
+
 @dataclass(frozen=True)
 class Surface:
     name: str

@@ -208,3 +208,11 @@ def render(value) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{_key(render(k))}: {render(v)}" for k, v in value.items()) + "}"
     raise TypeError(f"no case-file form for {type(value).__name__}")
+
+
+def render_expect(result) -> str:
+    """A recorded result (a :class:`conformance.compare.Result`) as a case's ``expect:`` value."""
+    if result.raised is None:
+        return f"{{output: {render(result.value)}}}"
+    code = f", reason_code: {result.reason_code}" if result.reason_code else ""
+    return f"{{raised: {result.raised}{code}}}"

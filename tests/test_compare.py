@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.compare import (
+    POLICIES,
     Mismatch,
     MismatchClass,
-    POLICIES,
     NanPolicy,
     Result,
     classify_floats,

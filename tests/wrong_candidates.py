@@ -12,7 +12,17 @@ from unittest import mock
 
 from conformance.candidate import working_folder
 from conformance.reference import candidate as reference
-from conformance.reference import job_result, metrics, multi_step, pass_at_k, reward_files, uv_script
+from conformance.reference import (
+    evsys_metrics,
+    job_result,
+    metrics,
+    multi_step,
+    outcome_summary,
+    pass_at_k,
+    reason_codes,
+    reward_files,
+    uv_script,
+)
 from conformance.reference.cpython_sum import cpython312_sum
 
 
@@ -176,6 +186,67 @@ final_metrics_by_source = reference.derive("wrong-final-metrics-by-source", **{
     "job.result": _job_with(final_metrics_name=lambda evals_key, dataset: dataset),
 })
 
+
+
+def _reward_errors_in_own_words(verifier_dir: dict):
+    try:
+        return reward_files.parse(verifier_dir)
+    except reward_files.RewardFileEmptyError:
+        raise reward_files.RewardFileEmptyError("reward file has no content") from None
+
+
+# 12. The right exception, in the runner's own words: agent-challenge no longer reads harbor_reward_empty.
+reward_message_wording = reference.derive("wrong-reward-message-wording", **{
+    "reward.parse": _reward_errors_in_own_words,
+})
+
+
+def _summary_with(**replaced):
+    def compute(request: dict) -> dict:
+        with mock.patch.multiple(outcome_summary, create=True, **replaced):
+            return reference.handlers["outcome.summary"](request)
+
+    return compute
+
+
+# 13. resolved rounded half up, as most languages round; Python's round() goes half to even.
+resolved_half_up = reference.derive("wrong-resolved-half-up", **{
+    "outcome.summary": _summary_with(round=lambda x: math.floor(x + 0.5)),
+})
+
+_keywords = reason_codes._by_keywords
+
+
+def _seed_literal_keywords(lowered: str):
+    code = _keywords(lowered)
+    if code in (None, "harbor_submission_code_failed") and "reward" in lowered:
+        return "harbor_reward_parse_error"  # ("parse" in lowered or "malformed") is always true
+    return code
+
+
+# 14. The parse rule as the seed's prose writes it, taken literally: any "reward" text is a parse error.
+reason_seed_parse_rule = reference.derive("wrong-reason-seed-parse-rule", **{
+    "reason.normalize": lambda request: _patched(reason_codes, request, _by_keywords=_seed_literal_keywords),
+})
+
+
+def _patched(module, request: dict, **replaced):
+    with mock.patch.multiple(module, **replaced):
+        return module.compute(request)
+
+
+def _macro_pass_rate(task_rewards: list) -> float:
+    tasks = [rs for rs in task_rewards if rs]
+    per_task = [sum(1 for r in rs if evsys_metrics.passes(r)) / len(rs) for rs in tasks]
+    return sum(per_task) / len(per_task) if per_task else 0.0
+
+
+# 15. pass_rate averaged per task (macro), like mean_reward; evsys-sdk pools the samples (micro).
+pass_rate_macro = reference.derive("wrong-pass-rate-macro", **{
+    "evsys.metric": lambda request: (_macro_pass_rate(request["task_rewards"]) if request["metric"] == "pass_rate"
+                                     else evsys_metrics.compute(request)),
+})
+
 # Each wrong candidate, the surface its bug lives in, and the mismatch class it must be caught with.
 CAUGHT_AS = {
     "mean_fsum": ("metric.compute", "ulp"),
@@ -189,6 +260,10 @@ CAUGHT_AS = {
     "final_last_good": ("multi_step.reward", "type"),
     "agent_timeout_unverified": ("job.result", "type"),
     "final_metrics_by_source": ("job.result", "length"),
+    "reward_message_wording": ("reward.parse", "reason-code"),
+    "resolved_half_up": ("outcome.summary", "value"),
+    "reason_seed_parse_rule": ("reason.normalize", "value"),
+    "pass_rate_macro": ("evsys.metric", "ulp"),
 }
 
 

@@ -268,14 +268,16 @@ def coverage(
 ) -> None:
     """Line and branch coverage of harbor's scoring functions, reached by the cases and by the ci profile."""
     from conformance import wire
-    from conformance.oracle_coverage import CoverageError, measure, table, unreachable_notes
+    from conformance.oracle_coverage import TARGETS, CoverageError, measure, table, unreachable_notes
     from conformance.runner import Oracle
 
     sources = source or ["cases", "ci"]
     for name in sources:
         if name not in ("cases", "ci"):
             raise _fail(f"unknown source {name!r}; use cases or ci") from None
-    corpus = case_corpus.select(_load(cases_root or case_corpus.default_root()), harbor_version=harbor)
+    # Only the surfaces whose oracle is harbor's code (the downstream ones are transcriptions).
+    measured = list(TARGETS)
+    corpus = case_corpus.select(_load(cases_root or case_corpus.default_root()), measured, harbor)
     ci = generation.PROFILES["ci"]
 
     def from_cases(conn) -> None:
@@ -285,7 +287,7 @@ def coverage(
     def from_ci(conn) -> None:
         # The candidate only decides when shrinking starts; the reference agrees with the oracle.
         reference = connect("reference")
-        for name in surfaces.with_generators():
+        for name in surfaces.with_generators(measured):
             generation.generate(name, reference, Oracle(conn), profile=ci, seed=ci.fixed_seed)
 
     results, complete = {}, True

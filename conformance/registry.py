@@ -38,7 +38,9 @@ class Registry(Generic[T]):
         """Decorator (or call ``register(name)(obj)``): file ``obj`` under ``name``."""
 
         def add(obj: T) -> T:
-            if name in self._items and self._items[name] is not obj:
+            if name in self._items:
+                if self._items[name] is obj:  # the same object again: a module imported twice
+                    return obj
                 where = f" (by {self._origins[name]})" if self._origins.get(name) else ""
                 raise RegistryError(f"{self.kind} {name!r} is registered twice{where}")
             self._items[name] = obj

@@ -22,6 +22,9 @@ HARBOR = "0.13.1"
 VERIFIER = "harbor/verifier/verifier.py"
 
 
+DOWNSTREAM = {"outcome.summary", "reason.normalize", "evsys.metric"}
+
+
 def _source(file: str) -> list[str]:
     harbor_dir = oracle_env.ensure(HARBOR, coverage=True).package_dir("harbor")
     return (harbor_dir.parent / file).read_text(encoding="utf-8").splitlines()
@@ -186,7 +189,9 @@ def test_the_cases_alone_and_the_ci_profile_alone_each_reach_all_reachable_code(
     assert sorted(data) == ["cases", "ci"]
     for source, result in data.items():
         assert result["complete"] is True, source
-        assert {t["surface"] for t in result["targets"]} == set(surfaces.SURFACES)
+        # The downstream surfaces' oracles are transcriptions, not harbor's code (outcome.summary's
+        # chained jobs run harbor through job.result's targets).
+        assert {t["surface"] for t in result["targets"]} == set(surfaces.SURFACES) - DOWNSTREAM
         for target in result["targets"]:
             assert target["missing_lines"] == [] and target["missing_branches"] == [], (source, target)
             assert target["statements"]["covered"] > 0, (source, target["target"])

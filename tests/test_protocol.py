@@ -12,9 +12,11 @@ import jsonschema
 import pytest
 
 from conformance import connect as connect_module
+from conformance import registry as registry_module
 from conformance import wire
 from conformance.connect import ConnectError, Reply, connect, interpret
 from conformance.reference import candidate as reference
+from conformance.registry import Registry
 from conformance.schema_export import all_schemas
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "conformance" / "schemas"
@@ -96,9 +98,10 @@ def test_unknown_spec_is_a_clear_error():
 
 
 def test_entry_point_candidates_are_found(monkeypatch):
-    entry = metadata.EntryPoint("my-runner", "conformance.reference:candidate", connect_module.ENTRY_POINT_GROUP)
-    monkeypatch.setattr(connect_module.metadata, "entry_points",
-                        lambda group: [entry] if group == connect_module.ENTRY_POINT_GROUP else [])
+    fresh = Registry("candidate", connect_module.CANDIDATES.group)  # entry points not read yet
+    entry = metadata.EntryPoint("my-runner", "conformance.reference:candidate", fresh.group)
+    monkeypatch.setattr(connect_module, "CANDIDATES", fresh)
+    monkeypatch.setattr(registry_module.metadata, "entry_points", lambda group: [entry] if group == fresh.group else [])
     conn = connect("my-runner")
     assert conn.implementation["name"] == "reference"
     reply = conn.run(1, "reward.parse", wire.encode({"reward_txt": b"1"}))

@@ -51,6 +51,8 @@ def test_recording_from_the_live_oracle_fills_only_the_missing_expectations(tmp_
     got = _expectations(root)
     assert got["reward.parse::half"].value == {"reward": 0.5}  # float("0.5")
     assert got["reward.parse::empty"].raised == "RewardFileEmptyError"
+    # "Reward file is empty at ...": agent-challenge reads the message as harbor_reward_empty.
+    assert got["reward.parse::empty"].reason_code == "harbor_reward_empty"
     assert got["reward.parse::recorded-already"].value == {"reward": 2.0}  # left alone
     text = (root / "reward.parse" / "t.yaml").read_text()
     assert text.startswith("# a comment that stays\n") and "  # between two cases\n" in text

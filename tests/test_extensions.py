@@ -119,3 +119,27 @@ def test_scope_selects_surfaces_and_inputs():
                       IMPLEMENTATION, "evsys.metric"))
 def test_restricted_generators_draw_only_claimed_values(value):
     assert value["metric"] in ("pass@3", "avg") and value["task_rewards"] == []
+
+
+def test_an_installed_evsys_sdk_registry_is_asked_after_the_entry_points(monkeypatch):
+    import types
+
+    from conformance import metric_plugin
+
+    class PassHat3:
+        name = "pass^3"
+
+        def compute(self, task_rewards):
+            return 0.0
+
+    registry = types.ModuleType("evsys_sdk.registry")
+    registry.get_metric = lambda name: {"pass^3": PassHat3}[name]  # evsys-sdk raises KeyError for unknown names
+    monkeypatch.setitem(sys.modules, "evsys_sdk", types.ModuleType("evsys_sdk"))
+    monkeypatch.setitem(sys.modules, "evsys_sdk.registry", registry)
+    monkeypatch.setattr(metric_plugin.metadata, "entry_points", lambda group: [])
+    monkeypatch.setattr(metric_plugin.metadata, "version", lambda dist: "0.1.0")
+    wrapped = metric_plugin.candidate("pass^3")
+    assert wrapped.scope == {"evsys.metric": {"metric": ["pass^3"]}} and wrapped.version == "0.1.0"
+    assert wrapped.handlers["evsys.metric"]({"metric": "pass^3", "task_rewards": [[1.0]]}) == 0.0
+    with pytest.raises(metric_plugin.PluginError, match="no metric plugin 'avg'"):
+        metric_plugin.candidate("avg")

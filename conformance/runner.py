@@ -23,7 +23,7 @@ from typing import Any
 from conformance import surfaces, wire
 from conformance.cases import LoadedCase
 from conformance.compare import Mismatch, NanPolicy, Result, compare
-from conformance.connect import Connection, Reply
+from conformance.connect import ConnectError, Connection, Reply
 from oracles.agent_challenge import listed_reason_code
 
 CONFORMING = frozenset({"pass"})
@@ -151,7 +151,12 @@ def run_input(
     input_wire = wire.encode(value)
     record = CaseRecord(case_id, surface_name, "pass")
 
-    live = oracle.for_surface(surface)
+    try:
+        live = oracle.for_surface(surface)
+    except ConnectError as e:  # a surface's own oracle that cannot start is this input's error, not the run's end
+        record.outcome, record.detail = "error", f"oracle of {surface_name} ({surface.oracle}): {e}"
+        record.seconds = time.perf_counter() - started
+        return record
     if live is None:
         expected = recorded
         if expected is None:

@@ -143,3 +143,26 @@ def test_an_installed_evsys_sdk_registry_is_asked_after_the_entry_points(monkeyp
     assert wrapped.handlers["evsys.metric"]({"metric": "pass^3", "task_rewards": [[1.0]]}) == 0.0
     with pytest.raises(metric_plugin.PluginError, match="no metric plugin 'avg'"):
         metric_plugin.candidate("avg")
+
+
+def test_a_surface_whose_own_oracle_cannot_start_gives_errors_not_a_crash():
+    from conformance import surfaces
+    from conformance.connect import connect
+    from conformance.runner import Oracle, run_input
+
+    @surface_for_test("test.broken-oracle", oracle="no_such_module_anywhere:oracle")
+    class _Input(surfaces.BaseModel):
+        value: int
+
+    try:
+        record = run_input("test.broken-oracle::a", "test.broken-oracle", {"value": 1}, connect("reference"),
+                           Oracle(connect("reference")))
+        assert record.outcome == "error" and "cannot import" in record.detail
+    finally:
+        surfaces.SURFACES._items.pop("test.broken-oracle", None)
+
+
+def surface_for_test(name: str, **declaration):
+    from conformance.surfaces import surface
+
+    return surface(name, summary="a test surface", output="int", spec="none", **declaration)

@@ -86,11 +86,5 @@ class Registry(Generic[T]):
         self._load_entry_points()
         return iter(list(self._items.items()))
 
-    def __getitem__(self, name: str) -> T:
-        return self.get(name)
-
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
-
-    def __len__(self) -> int:
-        return len(self.names())

@@ -176,13 +176,12 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
     rewards_by_key: dict[str, list] = {}
     datasets: dict[str, str] = {}
     for i, trial in enumerate(trials):
-        # Written when the trial starts: the job as it stood after the trial before.
-        written = _written(len(trials), trials[:i], evals)
         verifier_result, exception_type = run_trial(trial["outcome"])
         trial["verifier_result"], trial["exception_type"] = verifier_result, exception_type
         trial["rewards"] = None if verifier_result is None else verifier_result["rewards"]
         dataset = trial["source"] or "adhoc"
         key = pass_at_k.evals_key(trial["agent"], trial["model"], dataset)
+        first_of_key = key not in evals
         stats = evals.setdefault(key, _new_eval())
         datasets[key] = dataset
         if trial["rewards"] is not None:
@@ -193,12 +192,16 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
             stats["n_errors"] += 1
             stats["exception_stats"].setdefault(exception_type, []).append(trial["trial"])
         rewards_by_key.setdefault(key, []).append(trial["rewards"])
-        try:  # the live refresh, then (once the trial's result is written) the progress line
+        try:  # the live refresh
             stats["metrics"] = [metric(rewards_by_key[key]) for metric in table[dataset]]
-            written = _written(len(trials), trials[:i + 1], evals)
+        except Exception as error:
+            # On disk: what was written when this trial started, the job as it stood after the one before.
+            before = {k: v for k, v in evals.items() if not (k == key and first_of_key)}
+            raise JobFailed(ExceptionGroup(ENDS_IN_TASK_GROUP, [error]), _written(len(trials), trials[:i], before)) from None
+        try:  # the progress line, once the trial's result is written
             _progress_line(table[dataset][0], rewards_by_key[key])
         except Exception as error:
-            raise JobFailed(ExceptionGroup(ENDS_IN_TASK_GROUP, [error]), written) from None
+            raise JobFailed(ExceptionGroup(ENDS_IN_TASK_GROUP, [error]), _written(len(trials), trials[:i + 1], evals)) from None
     for key, rewards in rewards_by_key.items():
         evals[key]["metrics"] = [metric(rewards) for metric in table.get(final_metrics_name(key, datasets[key]), [])]
     for key, values in pass_at_k.compute({"trials": trials}).items():

@@ -14,29 +14,29 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from conformance import cases as case_corpus
+from conformance import certification, surfaces
 from conformance import generate as generation
-from conformance import scope, surfaces
-from conformance.compare import POLICIES
+from conformance.certification import DEFAULT_ORACLE
 from conformance.connect import DEFAULT_TIMEOUT, ConnectError, connect
 from conformance.oracle_env import OracleSetupError
-from conformance.registry import RegistryError
-from conformance.report import ReportWriter, Tally, header, read
-from conformance.runner import OUTCOMES, Oracle, run_cases
-
-DEFAULT_ORACLE = "harbor==0.13.1"
+from conformance.report import Tally, read
+from conformance.runner import OUTCOMES
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.splitlines()[0])
 cases_app = typer.Typer(no_args_is_help=True, help="Inspect and check the case corpus.")
 app.add_typer(cases_app, name="cases")
+expectations_app = typer.Typer(no_args_is_help=True, help="Expectation files: a candidate's known divergences.")
+app.add_typer(expectations_app, name="expectations")
 console = Console(stderr=True, soft_wrap=True)
 out = Console(soft_wrap=True)
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
-    console.print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+    console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
     return typer.Exit(code)
 
 
@@ -45,12 +45,12 @@ def _slug(spec: str) -> str:
 
 
 def _load(root: Path):
-    loaded, errors = case_corpus.check_corpus(root)
-    if errors:
-        for error in errors:
-            console.print(str(error), markup=False, highlight=False)
-        raise _fail(f"{len(errors)} problem(s) in the case corpus at {root}; `conformance cases check` lists them") from None
-    return loaded
+    try:
+        return certification.load_corpus(root)
+    except certification.UsageError as e:
+        for line in e.details:
+            console.print(line, markup=False, highlight=False)
+        raise _fail(str(e)) from None
 
 
 def _table(tally: Tally, title: str) -> Table:
@@ -78,7 +78,7 @@ def _generated_table(tally: Tally) -> Table:
 def _print_problems(records: list[dict], limit: int = 40) -> None:
     shown = 0
     for record in records:
-        if record["outcome"] == "pass" and record.get("recording") != "stale":
+        if record["outcome"] in ("pass", "xfail") and record.get("recording") != "stale":
             continue
         shown += 1
         if shown > limit:
@@ -123,91 +123,69 @@ def certify(
     max_examples: Annotated[int | None, typer.Option(min=1, help="Generated inputs per surface [default: the profile's].")] = None,
     no_cases: Annotated[bool, typer.Option("--no-cases", help="Skip the declared cases; generated inputs only.")] = False,
     no_generate: Annotated[bool, typer.Option("--no-generate", help="Skip the generated inputs; declared cases only.")] = False,
+    expectations: Annotated[Path | None, typer.Option(help="The candidate's known divergences: listed ones become xfail.")] = None,
+    markdown_out: Annotated[Path | None, typer.Option("--markdown", help="Also write a Markdown summary here ('-': stdout).")] = None,
+    junit_out: Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML here.")] = None,
+    badge_out: Annotated[Path | None, typer.Option("--badge", help="Also write a shields.io endpoint badge (JSON) here.")] = None,
 ) -> None:
     """Certify a candidate against the oracle: the declared cases, then generated inputs."""
-    if profile not in generation.PROFILES:
-        raise _fail(f"unknown profile {profile!r}; known: {', '.join(generation.PROFILES)}") from None
-    if no_cases and no_generate:
-        raise _fail("--no-cases and --no-generate together leave nothing to run") from None
-    for name in surface or []:
-        if name not in surfaces.SURFACES:
-            raise _fail(f"unknown surface {name!r}; known: {', '.join(sorted(surfaces.SURFACES))}") from None
-    try:
-        nan_policy = POLICIES.get(nan_policy_name) if nan_policy_name else None
-    except RegistryError as e:
-        raise _fail(str(e)) from None
-    root = cases_root or case_corpus.default_root()
-    loaded = _load(root)
-    try:
-        oracle_conn = None if oracle == "recorded" else connect(oracle, log=lambda m: console.print(m, highlight=False))
-    except (ConnectError, OracleSetupError) as e:
-        raise _fail(f"oracle {oracle}: {e}") from None
-    # Recordings were made with the default oracle; its release decides which cases apply.
-    harbor_version = oracle_conn.implementation.get("version") if oracle_conn else DEFAULT_ORACLE.split("==")[1]
-    selected = [] if no_cases else case_corpus.select(loaded, surface, harbor_version, case)
-    if not selected and not no_cases:
-        raise _fail("no case selected") from None
-    # Generated inputs need a live oracle and are not selected by case id.
-    gen_surfaces = [] if no_generate or oracle_conn is None or case else surfaces.with_generators(surface)
-    if no_cases and not gen_surfaces:
-        raise _fail("nothing to run: generated inputs need a live oracle (not --oracle recorded) and no --case")
-    chosen = generation.PROFILES[profile]
-    if seed is None:
-        seed = chosen.fixed_seed if chosen.fixed_seed is not None else generation.new_seed()
-    try:
-        cand = connect(candidate, timeout=timeout)
-    except ConnectError as e:
-        if oracle_conn:
-            oracle_conn.close()
-        raise _fail(str(e)) from None
-    if scope.of(cand.implementation) is not None:  # a candidate claiming part of the suite is held to that part
-        selected = [i for i in selected if scope.claims(cand.implementation, i.case.surface, i.case.input)]
-        gen_surfaces = scope.surfaces(cand.implementation, gen_surfaces)
-        if not selected and not gen_surfaces:
-            cand.close()
-            if oracle_conn:
-                oracle_conn.close()
-            raise _fail(f"{candidate} claims {scope.of(cand.implementation)}: nothing selected falls within it") from None
-    the_oracle = Oracle(oracle_conn)
-    policy_name = nan_policy.name if nan_policy else ", ".join(
-        sorted({f"{s.name}={s.policy.name}" for s in surfaces.SURFACES.values()}))
+    options = certification.Options(
+        candidate=candidate, oracle=oracle, surfaces=surface, case_globs=case, cases_root=cases_root,
+        timeout=timeout, nan_policy=nan_policy_name, profile=profile, seed=seed, max_examples=max_examples,
+        no_cases=no_cases, no_generate=no_generate, expectations=expectations)
     path = report if report is not None else Path("reports") / f"{_slug(candidate)}.jsonl"
-    writer = ReportWriter(path, header(
-        oracle={"spec": the_oracle.spec, "implementation": the_oracle.implementation},
-        candidate={"spec": candidate, "implementation": cand.implementation},
-        nan_policy=policy_name,
-        surfaces=sorted({i.case.surface for i in selected} | set(gen_surfaces)),
-        cases_root=str(root),
-        generation=generation.describe(chosen, seed, max_examples) if gen_surfaces else None,
-    ))
-    records = []
+    run = _certify(options, path)
+    _print_problems(run.records)
+    impl = run.candidate_implementation
+    _print_tables(run.writer.tally, f"{impl.get('name')} {impl.get('version')} vs {run.oracle_spec}")
+    _print_verdict(candidate, run.writer.tally, run.conforms, path)
+    _write_outputs(path, markdown_out, junit_out, badge_out)
+    raise typer.Exit(0 if run.conforms else 1)
+
+
+def _certify(options: certification.Options, path: Path) -> certification.Run:
     try:
-        for record in run_cases(selected, cand, the_oracle, nan_policy):
-            writer.record(record)
-            records.append(record.to_json())
-        for name in gen_surfaces:
-            console.print(f"generating {name} inputs ({profile}, seed {seed})", highlight=False)
-            result = generation.generate(name, cand, the_oracle, profile=chosen, seed=seed,
-                                         max_examples=max_examples, policy=nan_policy)
-            for record in result.findings:
-                writer.record(record)
-                records.append(record.to_json())
-            writer.generated(result.to_json())
-    finally:
-        cand.close()
-        the_oracle.close()
-        footer = writer.close()
-    _print_problems(records)
-    impl = cand.implementation
-    _print_tables(writer.tally, f"{impl.get('name')} {impl.get('version')} vs {the_oracle.spec}")
-    verdict = "[green]conforms[/green]" if footer["conforms"] else "[red]does not conform[/red]"
-    counts = [f"{writer.tally.outcomes['pass']}/{writer.tally.total} cases pass"] if writer.tally.total else []
-    if writer.tally.generated:
-        counts.append(f"{len(writer.tally.findings)} generated divergence(s)")
+        return certification.certify(options, path, log=lambda m: console.print(m, highlight=False))
+    except certification.UsageError as e:
+        for line in e.details:
+            console.print(line, markup=False, highlight=False)
+        raise _fail(str(e)) from None
+
+
+def _print_verdict(candidate: str, tally: Tally, conforms: bool, path: Path) -> None:
+    verdict = "[green]conforms[/green]" if conforms else "[red]does not conform[/red]"
+    counts = [f"{tally.outcomes['pass']}/{tally.total} cases pass"] if tally.total else []
+    if tally.outcomes["xfail"]:
+        counts.append(f"{tally.outcomes['xfail']} known divergence(s)")
+    if tally.generated:
+        counts.append(f"{len(tally.findings)} generated divergence(s)")
+    if tally.stale_expectations:
+        counts.append(f"{len(tally.stale_expectations)} stale expectation(s): {', '.join(tally.stale_expectations)}")
     out.print(f"{candidate}: {verdict} ({', '.join(counts)}); report: {path}")
-    if writer.tally.findings:
+    if tally.findings:
         out.print(f"make them cases with: conformance promote {path}", highlight=False)
-    raise typer.Exit(0 if footer["conforms"] else 1)
+
+
+def _write_outputs(path: Path, markdown_out: Path | None, junit_out: Path | None, badge_out: Path | None) -> None:
+    """The derived formats, read back from the report on disk."""
+    if not (markdown_out or junit_out or badge_out):
+        return
+    from conformance import badge, junit, markdown
+
+    data = read(path)
+    if markdown_out is not None:
+        text = markdown.summary(data)
+        if str(markdown_out) == "-":
+            out.print(text, markup=False, highlight=False)
+        else:
+            markdown_out.parent.mkdir(parents=True, exist_ok=True)
+            markdown_out.write_text(text, encoding="utf-8")
+    if junit_out is not None:
+        junit_out.parent.mkdir(parents=True, exist_ok=True)
+        junit_out.write_text(junit.render(data), encoding="utf-8")
+    if badge_out is not None:
+        badge_out.parent.mkdir(parents=True, exist_ok=True)
+        badge_out.write_text(json.dumps(badge.render(data), indent=2) + "\n", encoding="utf-8")
 
 
 def _print_tables(tally: Tally, title: str) -> None:
@@ -220,8 +198,13 @@ def _print_tables(tally: Tally, title: str) -> None:
 
 
 @app.command()
-def summary(report: Path) -> None:
-    """Summarise a JSONL report (even one cut short by a killed run)."""
+def summary(
+    report: Path,
+    markdown_out: Annotated[Path | None, typer.Option("--markdown", help="Write a Markdown summary here ('-': stdout).")] = None,
+    junit_out: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here.")] = None,
+    badge_out: Annotated[Path | None, typer.Option("--badge", help="Write a shields.io endpoint badge (JSON) here.")] = None,
+) -> None:
+    """Summarise a JSONL report (even one cut short by a killed run), and derive its other formats."""
     try:
         data = read(report)
     except (OSError, ValueError) as e:
@@ -233,7 +216,147 @@ def summary(report: Path) -> None:
     _print_tables(tally, f"{cand} vs {head.get('oracle', {}).get('spec', '?')}")
     if data.footer is None:
         out.print("[yellow]the report has no footer: the run did not finish[/yellow]")
+    _write_outputs(report, markdown_out, junit_out, badge_out)
     raise typer.Exit(0 if tally.conforms and data.footer is not None else 1)
+
+
+@app.command("diff")
+def diff_reports(
+    a: Annotated[Path, typer.Argument(help="The earlier report (e.g. the oracle's release certified).")],
+    b: Annotated[Path, typer.Argument(help="The later report.")],
+    markdown_out: Annotated[Path | None, typer.Option("--markdown", help="Also write the changes as Markdown here.")] = None,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Also write the changes as JSON here.")] = None,
+) -> None:
+    """Compare two reports by case id: new divergences, fixed ones, changed classes, cases only in one.
+
+    Exit status 1 when B has a divergence A has not, or one of another kind.
+    """
+    from conformance import report_diff
+
+    try:
+        first, second = read(a), read(b)
+    except (OSError, ValueError) as e:
+        raise _fail(str(e)) from None
+    changes = report_diff.diff(first, second)
+    table = Table(title=f"{a} -> {b}")
+    for name in ("surface", "id", "change", "A", "B"):
+        table.add_column(name, overflow="fold")
+    for change in changes:
+        table.add_row(change.surface, change.id, change.kind, change.before, change.after)
+    if changes:
+        out.print(table)
+    counts = {k: sum(c.kind == k for c in changes) for k in report_diff.KINDS}
+    out.print(", ".join(f"{n} {k}" for k, n in counts.items()), highlight=False)
+    if markdown_out is not None:
+        markdown_out.write_text(report_diff.markdown(changes, str(a), str(b)), encoding="utf-8")
+    if json_out is not None:
+        json_out.write_text(json.dumps({"a": str(a), "b": str(b), "counts": counts,
+                                        "changes": [c.to_json() for c in changes]}, indent=2) + "\n")
+    raise typer.Exit(1 if any(c.kind in report_diff.REGRESSIONS for c in changes) else 0)
+
+
+@expectations_app.command("update")
+def expectations_update(
+    report: Annotated[Path, typer.Argument(help="The report whose divergences the file should list.")],
+    file: Annotated[Path | None, typer.Option("--file", "-f", help="The expectation file [default: the one the report was run with].")] = None,
+) -> None:
+    """Write or refresh an expectation file from a report: every divergence listed, reasons kept."""
+    from conformance import expectations
+
+    try:
+        data = read(report)
+    except (OSError, ValueError) as e:
+        raise _fail(str(e)) from None
+    head = data.header or {}
+    target = file or (Path(head["expectations"]) if head.get("expectations") else None)
+    if target is None:
+        raise _fail("the report was run without --expectations: say which file to write with --file") from None
+    try:
+        previous = expectations.load(target) if target.is_file() else None
+    except expectations.ExpectationError as e:
+        raise _fail(str(e)) from None
+    surfaces_run = set(head.get("surfaces", [])) or {r["surface"] for r in data.records}
+    document, changes = expectations.refreshed(
+        data.records, surfaces_run, previous, head.get("candidate", {}).get("spec"), head.get("oracle", {}).get("spec"))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(expectations.dump(document), encoding="utf-8")
+    for kind, ids in changes.items():
+        for case_id in ids if kind != "kept" else []:
+            out.print(f"{kind} {case_id}", highlight=False)
+    out.print(f"{target}: {len(document.divergences)} known divergence(s); "
+              + ", ".join(f"{len(ids)} {kind}" for kind, ids in changes.items()), highlight=False)
+
+
+@app.command()
+def gate(
+    versions: Annotated[list[str] | None, typer.Argument(help="harbor releases to gate [default: the newest].")] = None,
+    since: Annotated[str | None, typer.Option(help="Every final release from this one to the newest.")] = None,
+    baseline: Annotated[str, typer.Option(help="The oracle's release.")] = DEFAULT_ORACLE.split("==")[1],
+    expectations: Annotated[Path | None, typer.Option(help="Expectation file [default: oracles/expectations/harbor-VERSION.yaml]; only with one release.")] = None,
+    out_dir: Annotated[Path, typer.Option("--out", help="Where the reports (JSONL and Markdown) go.")] = Path("reports/gate"),
+    no_generate: Annotated[bool, typer.Option("--no-generate", help="Cases only, no generated inputs.")] = False,
+    cases_root: Annotated[Path | None, typer.Option("--cases", help="The case corpus folder.")] = None,
+    doc: Annotated[Path | None, typer.Option(help="Also write one document for all the releases gated here.")] = None,
+) -> None:
+    """The upgrade gate: harbor BASELINE as the oracle against each release; what changed, in Markdown.
+
+    Exit status 1 when a release changes a behaviour its expectation file does not list.
+    """
+    from conformance import gate as upgrade_gate
+    from conformance import releases
+
+    if versions and since:
+        raise _fail("give releases or --since, not both") from None
+    try:
+        if since:
+            chosen = [v for v in releases.releases(since=since) if v != baseline]
+        else:
+            chosen = versions or [releases.newest()]
+    except OracleSetupError as e:
+        raise _fail(str(e)) from None
+    if expectations is not None and len(chosen) != 1:
+        raise _fail("--expectations names the file of one release; with several, each uses its own") from None
+    results = []
+    for version in chosen:
+        console.print(f"gate: harbor {version} against harbor {baseline}", highlight=False)
+        try:
+            result = upgrade_gate.run(version, out_dir=out_dir, baseline=baseline, expectations=expectations,
+                                      no_generate=no_generate, cases_root=cases_root,
+                                      log=lambda m: console.print(m, highlight=False))
+        except certification.UsageError as e:
+            for line in e.details:
+                console.print(line, markup=False, highlight=False)
+            raise _fail(f"harbor {version}: {e}") from None
+        results.append(result)
+        tally = result.run.writer.tally
+        changed = tally.outcomes["xfail"] + len(tally.expected_findings)
+        unexpected = tally.total - tally.outcomes["pass"] - tally.outcomes["xfail"] + len(tally.findings)
+        verdict = "[green]passed[/green]" if result.passed else "[red]FAILED[/red]"
+        out.print(f"harbor {version}: gate {verdict}: {changed} known change(s), {unexpected} not listed; "
+                  f"{result.markdown}")
+    if doc is not None:
+        doc.parent.mkdir(parents=True, exist_ok=True)
+        doc.write_text(upgrade_gate.changes_document(results, baseline=baseline), encoding="utf-8")
+        out.print(f"wrote {doc}", highlight=False)
+    raise typer.Exit(0 if all(r.passed for r in results) else 1)
+
+
+@app.command()
+def lock(
+    versions: Annotated[list[str], typer.Argument(help="harbor releases.")],
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Where the locks go [default: oracles/locks/ of this checkout].")] = None,
+    override: Annotated[list[str] | None, typer.Option(help="A requirement that replaces harbor's own (repeatable); written into the lock.")] = None,
+) -> None:
+    """Resolve and write the pinned lock (every dependency, with hashes) of harbor releases."""
+    from conformance import oracle_env
+
+    out_dir = out_dir or Path(__file__).resolve().parent.parent / "oracles" / "locks"
+    for version in versions:
+        try:
+            path = oracle_env.resolve_lock(version, out_dir / f"harbor-{version}.lock", override or [])
+        except OracleSetupError as e:
+            raise _fail(str(e)) from None
+        out.print(f"wrote {path}", highlight=False)
 
 
 @app.command()

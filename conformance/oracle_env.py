@@ -72,8 +72,8 @@ def cache_root() -> Path:
 
 
 def lock_path(harbor_version: str) -> Path | None:
-    """The committed lock for a harbor version, if the suite ships one."""
-    candidate = resources.files("oracles") / f"harbor-{harbor_version}.lock"
+    """The committed lock for a harbor version, if the suite ships one (``oracles/locks/``)."""
+    candidate = resources.files("oracles") / "locks" / f"harbor-{harbor_version}.lock"
     path = Path(str(candidate))
     return path if path.is_file() else None
 
@@ -174,15 +174,35 @@ def _requirements(harbor_version: str, workdir: Path) -> Path:
     shipped = lock_path(harbor_version)
     if shipped is not None:
         return shipped
-    requirement = workdir / "requirements.in"
+    return resolve_lock(harbor_version, workdir / f"harbor-{harbor_version}.lock")
+
+
+def resolve_lock(harbor_version: str, out: Path, overrides: list[str] = ()) -> Path:
+    """Resolve ``harbor==VERSION``'s whole dependency set for CPython 3.12, with hashes, into ``out``.
+
+    ``overrides`` (requirement strings) replace what harbor asks for; a lock
+    made with them says so in its first lines. They exist for an index that
+    does not serve a dependency's newest release, and never for a package
+    that takes part in scoring.
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    requirement = out.with_suffix(".in")
     requirement.write_text(f"harbor=={harbor_version}\n")
-    resolved = workdir / f"harbor-{harbor_version}.lock"
-    _run(
-        [uv_binary(), "pip", "compile", str(requirement), "--python-version", PYTHON_SERIES,
-         "--generate-hashes", "--no-header", "--quiet", "-o", str(resolved)],
-        f"resolving harbor=={harbor_version}",
-    )
-    return resolved
+    cmd = [uv_binary(), "pip", "compile", str(requirement), "--python-version", PYTHON_SERIES,
+           "--generate-hashes", "--no-header", "--quiet", "-o", str(out)]
+    override_file = out.with_suffix(".overrides")
+    if overrides:
+        override_file.write_text("".join(f"{line}\n" for line in overrides))
+        cmd += ["--override", str(override_file)]
+    try:
+        _run(cmd, f"resolving harbor=={harbor_version}")
+    finally:
+        requirement.unlink(missing_ok=True)
+        override_file.unlink(missing_ok=True)
+    if overrides:
+        note = "".join(f"# override: {line} (replaces what harbor=={harbor_version} asks for)\n" for line in overrides)
+        out.write_text(note + out.read_text())
+    return out
 
 
 def ensure(harbor_version: str, *, coverage: bool = False, log=lambda message: None) -> OracleEnv:

@@ -31,6 +31,7 @@ def _now() -> str:
 def header(
     *, oracle: dict[str, Any], candidate: dict[str, Any], nan_policy: str, surfaces: list[str],
     cases_root: str, argv: list[str] | None = None, generation: dict[str, Any] | None = None,
+    expectations: str | None = None,
 ) -> dict[str, Any]:
     return {
         "type": "header",
@@ -46,6 +47,7 @@ def header(
         "cases_root": cases_root,
         # profile, seed and budget of the generated inputs (None when not generated): enough to re-run them
         "generation": generation,
+        "expectations": expectations,  # the expectation file applied, if any
         "python": platform.python_version(),
         "argv": argv if argv is not None else sys.argv,
         "started_at": _now(),
@@ -61,6 +63,8 @@ class Tally:
     stale_recordings: list[str] = field(default_factory=list)
     generated: dict[str, dict[str, Any]] = field(default_factory=dict)  # surface -> its "generated" line
     findings: list[str] = field(default_factory=list)  # ids of generated inputs that diverged
+    expected_findings: list[str] = field(default_factory=list)  # ... as the expectation file lists them
+    stale_expectations: list[str] = field(default_factory=list)  # entries naming no case of the run
 
     def add_generated(self, line: dict[str, Any]) -> None:
         self.generated[line["surface"]] = line
@@ -72,7 +76,7 @@ class Tally:
     def add(self, record: dict[str, Any]) -> None:
         if record.get("origin") == "generated":
             # A shrunk generator finding: counted with its generator's line, not as a case.
-            self.findings.append(record["id"])
+            (self.expected_findings if record["outcome"] == "xfail" else self.findings).append(record["id"])
             return
         self.outcomes[record["outcome"]] += 1
         self.by_surface.setdefault(record["surface"], Counter())[record["outcome"]] += 1
@@ -86,8 +90,9 @@ class Tally:
     @property
     def conforms(self) -> bool:
         checked = self.total > 0 or bool(self.generated)
-        return (checked and self.outcomes["pass"] == self.total and not self.stale_recordings
-                and not self.findings and not self.generator_errors)
+        conforming = self.outcomes["pass"] + self.outcomes["xfail"]
+        return (checked and conforming == self.total and not self.stale_recordings
+                and not self.findings and not self.generator_errors and not self.stale_expectations)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,6 +103,8 @@ class Tally:
             "generated": {s: {k: g[k] for k in ("inputs_run", "divergences", "error") if k in g}
                           for s, g in sorted(self.generated.items())},
             "findings": len(self.findings),
+            "expected_findings": len(self.expected_findings),
+            "stale_expectations": self.stale_expectations,
             "conforms": self.conforms,
         }
 
@@ -149,6 +156,8 @@ class Report:
             tally.add(record)
         for line in self.generated:
             tally.add_generated(line)
+        if self.footer is not None:
+            tally.stale_expectations = list(self.footer.get("stale_expectations", []))
         return tally
 
 

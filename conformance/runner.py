@@ -8,6 +8,8 @@ Outcomes:
     timeout         no reply in time (the process is killed and restarted)
     protocol-error  the reply was not a valid protocol message
     skip            the candidate declined the surface; counts against conformance
+    xfail           a divergence listed, as it is, in the candidate's expectation file
+    xpass           a case listed there that conforms: the entry is out of date (fails the run)
 
 Both pytest and ``conformance certify`` go through :func:`run_case`.
 """
@@ -26,8 +28,10 @@ from conformance.compare import Mismatch, NanPolicy, Result, compare
 from conformance.connect import ConnectError, Connection, Reply
 from oracles.agent_challenge import listed_reason_code
 
-CONFORMING = frozenset({"pass"})
-OUTCOMES = ("pass", "fail", "error", "crash", "timeout", "protocol-error", "skip")
+CONFORMING = frozenset({"pass", "xfail"})
+OUTCOMES = ("pass", "fail", "error", "crash", "timeout", "protocol-error", "skip", "xfail", "xpass")
+# The outcomes of a divergence: what an expectation file can list.
+DIVERGING = frozenset({"fail", "error", "crash", "timeout", "protocol-error", "skip"})
 
 
 @dataclass
@@ -44,6 +48,7 @@ class CaseRecord:
     seconds: float = 0.0
     origin: str = "case"  # "case" (from the corpus) | "generated" (a shrunk generator finding)
     input: Any = None  # kept for generated findings, so the report can be promoted to a case
+    expected_divergence: dict[str, Any] | None = None  # with xfail: the expectation entry it matched
 
     @property
     def conforms(self) -> bool:
@@ -54,7 +59,7 @@ class CaseRecord:
         if self.origin != "case":
             data["origin"] = self.origin
             data["input"] = wire.encode(self.input)
-        for name in ("oracle", "candidate", "recording"):
+        for name in ("oracle", "candidate", "recording", "expected_divergence"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.mismatches:

@@ -1,0 +1,186 @@
+"""Expectation files: known divergences become xfail; anything else about them fails the run.
+
+The runs use the corpus's recorded oracle results (``--oracle recorded``) and
+the deliberately wrong candidate ``pass_at_1``, which adds a k=1 entry to
+pass@k: on a case with two or more trials per task it diverges with an
+``extra-key``; on a case whose groups are all disabled (a non-binary reward)
+both sides give ``{}`` and it conforms.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance import certification, expectations
+
+WRONG = "tests.wrong_candidates:pass_at_1"
+DIVERGES = "pass_at_k::all-null-rewards"  # two null trials of one task: pass@1 is extra
+CONFORMS = "pass_at_k::half-disables-group"  # a 0.5 reward disables the only group: {} on both sides
+
+
+def _file(tmp_path: Path, entries: list[dict]) -> Path:
+    path = tmp_path / "known.yaml"
+    lines = ["candidate: wrong", "divergences:"]
+    for entry in entries:
+        lines.append(f"  - id: {entry['id']}")
+        for key in ("outcome", "classes", "reason", "link"):
+            if key in entry:
+                lines.append(f"    {key}: {json.dumps(entry[key])}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _certify(tmp_path: Path, known: Path | None, cases: list[str], candidate: str = WRONG):
+    options = certification.Options(candidate=candidate, oracle="recorded", case_globs=cases, expectations=known)
+    run = certification.certify(options, tmp_path / "report.jsonl")
+    return run, {r["id"]: r for r in run.records}
+
+
+def test_a_listed_divergence_becomes_xfail_and_the_run_conforms(tmp_path):
+    known = _file(tmp_path, [{"id": DIVERGES, "classes": ["extra-key"], "reason": "k=1 reported", "link": "x"}])
+    run, records = _certify(tmp_path, known, [DIVERGES, CONFORMS])
+    assert records[DIVERGES]["outcome"] == "xfail"
+    assert records[DIVERGES]["expected_divergence"]["reason"] == "k=1 reported"
+    assert records[DIVERGES]["mismatches"], "the divergence itself stays in the report"
+    assert records[CONFORMS]["outcome"] == "pass"
+    assert run.conforms and run.footer["outcomes"]["xfail"] == 1
+
+
+def test_without_the_file_the_same_run_fails(tmp_path):
+    run, records = _certify(tmp_path, None, [DIVERGES])
+    assert records[DIVERGES]["outcome"] == "fail" and not run.conforms
+
+
+def test_a_divergence_of_another_class_fails_and_says_what_was_listed(tmp_path):
+    known = _file(tmp_path, [{"id": DIVERGES, "classes": ["ulp"], "reason": "r"}])
+    run, records = _certify(tmp_path, known, [DIVERGES])
+    assert records[DIVERGES]["outcome"] == "fail"
+    assert "fail [ulp]" in records[DIVERGES]["detail"] and "fail [extra-key]" in records[DIVERGES]["detail"]
+    assert not run.conforms
+
+
+def test_another_outcome_is_another_divergence(tmp_path):
+    known = _file(tmp_path, [{"id": DIVERGES, "outcome": "crash", "reason": "r"}])
+    run, records = _certify(tmp_path, known, [DIVERGES])
+    assert records[DIVERGES]["outcome"] == "fail" and not run.conforms
+
+
+def test_a_listed_case_that_conforms_is_an_xpass_and_fails_the_run(tmp_path):
+    known = _file(tmp_path, [{"id": CONFORMS, "classes": ["extra-key"], "reason": "r"}])
+    run, records = _certify(tmp_path, known, [CONFORMS])
+    assert records[CONFORMS]["outcome"] == "xpass"
+    assert not run.conforms
+
+
+def test_an_entry_naming_no_case_is_stale_and_fails_the_run(tmp_path):
+    known = _file(tmp_path, [{"id": DIVERGES, "classes": ["extra-key"], "reason": "r"},
+                             {"id": "pass_at_k::no-such-case", "classes": ["value"], "reason": "r"}])
+    run, _ = _certify(tmp_path, known, ["pass_at_k::*"])
+    assert run.footer["stale_expectations"] == ["pass_at_k::no-such-case"]
+    assert not run.conforms
+
+
+def test_entries_outside_the_selection_are_not_stale(tmp_path):
+    # A run of one case says nothing of entries for other cases or surfaces.
+    known = _file(tmp_path, [{"id": DIVERGES, "classes": ["extra-key"], "reason": "r"},
+                             {"id": "reward.parse::txt-one", "classes": ["value"], "reason": "r"}])
+    run, _ = _certify(tmp_path, known, [DIVERGES])
+    assert run.footer["stale_expectations"] == [] and run.conforms
+
+
+@pytest.mark.parametrize(("body", "line", "words"), [
+    ("divergences:\n  - id: pass_at_k::a\n    reason: r\n  - id: pass_at_k::b\n    classes: [ulps]\n    reason: r\n",
+     4, ["[pass_at_k::b]", "unknown mismatch class", "ulps"]),
+    ("divergences:\n  - id: pass_at_k::a\n    outcome: xfail\n    reason: r\n", 2, ["[pass_at_k::a]", "outcome"]),
+    ("divergences:\n  - id: pass_at_k::a\n", 2, ["[pass_at_k::a]", "reason", "Field required"]),
+    ("divergences:\n  - id: pass_at_k::a\n    reason: r\n    why: x\n", 2, ["why", "Extra inputs"]),
+    ("divergences:\n  - id: pass_at_k::a\n    reason: r\n  - id: pass_at_k::a\n    reason: s\n",
+     4, ["[pass_at_k::a]", "listed twice", "line 2"]),
+    ("divergences:\n  - id: [unclosed\n", 3, ["bad YAML"]),
+])
+def test_a_broken_expectation_file_names_file_line_and_id(tmp_path, body, line, words):
+    path = tmp_path / "broken.yaml"
+    path.write_text(body)
+    with pytest.raises(expectations.ExpectationError) as info:
+        expectations.load(path)
+    message = str(info.value)
+    assert f"{path}:{line}:" in message
+    for word in words:
+        assert word in message
+
+
+def test_certify_refuses_a_broken_expectation_file_with_exit_2(tmp_path):
+    path = tmp_path / "broken.yaml"
+    path.write_text("divergences:\n  - id: nope\n    reason: r\n")
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "certify", "--oracle", "recorded",
+                           "-c", "reference", "-k", DIVERGES, "--expectations", str(path),
+                           "--report", str(tmp_path / "r.jsonl")], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert f"{path}:2:" in proc.stderr and "[nope]" in proc.stderr
+
+
+def _report(path: Path, lines: list[dict], surfaces: list[str], expectations_file: str | None = None) -> Path:
+    head = {"type": "header", "candidate": {"spec": "cand"}, "oracle": {"spec": "harbor==0.13.1"},
+            "surfaces": surfaces, "expectations": expectations_file}
+    body = [head, *({"type": "case", "seconds": 0.0, **line} for line in lines), {"type": "footer"}]
+    path.write_text("".join(json.dumps(item) + "\n" for item in body))
+    return path
+
+
+def _mismatch(cls: str) -> dict:
+    return {"cls": cls, "path": "$['reward']", "expected": "1.0", "actual": "2.0"}
+
+
+def test_update_writes_every_divergence_and_keeps_reviewed_reasons(tmp_path):
+    known = tmp_path / "known.yaml"
+    known.write_text(
+        "divergences:\n"
+        "  - id: reward.parse::kept\n    classes: [value]\n    reason: reviewed\n    link: https://example.org/1\n"
+        "  - id: reward.parse::class-changed\n    classes: [value]\n    reason: reviewed too\n"
+        "  - id: reward.parse::now-passes\n    classes: [value]\n    reason: fixed since\n"
+        "  - id: metric.compute::other-surface\n    classes: [ulp]\n    reason: not run here\n")
+    report = _report(tmp_path / "r.jsonl", [
+        {"id": "reward.parse::kept", "surface": "reward.parse", "outcome": "xfail", "mismatches": [_mismatch("value")],
+         "expected_divergence": {"outcome": "fail", "classes": ["value"], "reason": "reviewed"}},
+        {"id": "reward.parse::class-changed", "surface": "reward.parse", "outcome": "fail",
+         "mismatches": [_mismatch("type")]},
+        {"id": "reward.parse::now-passes", "surface": "reward.parse", "outcome": "xpass"},
+        {"id": "reward.parse::new", "surface": "reward.parse", "outcome": "crash", "detail": "exited with status 1"},
+        {"id": "reward.parse::fine", "surface": "reward.parse", "outcome": "pass"},
+    ], ["reward.parse"], str(known))
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "expectations", "update", str(report)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    entries = {e.id: e for e in expectations.load(known).divergences}
+    assert set(entries) == {"reward.parse::kept", "reward.parse::class-changed", "reward.parse::new",
+                            "metric.compute::other-surface"}
+    assert entries["reward.parse::kept"].reason == "reviewed"
+    assert entries["reward.parse::kept"].link == "https://example.org/1"
+    assert entries["reward.parse::class-changed"].classes == ["type"]
+    assert entries["reward.parse::class-changed"].reason == "reviewed too"
+    assert entries["reward.parse::new"].outcome == "crash" and entries["reward.parse::new"].classes == []
+    assert entries["reward.parse::new"].reason.startswith("not yet reviewed")
+    assert "dropped reward.parse::now-passes" in proc.stdout
+
+
+def test_update_then_certify_turns_the_run_green(tmp_path):
+    report = tmp_path / "wrong.jsonl"
+    run = certification.certify(certification.Options(candidate=WRONG, oracle="recorded", surfaces=["pass_at_k"]),
+                                report)
+    assert not run.conforms
+    known = tmp_path / "wrong.yaml"
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "expectations", "update", str(report),
+                           "--file", str(known)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    again, records = _certify(tmp_path, known, ["pass_at_k::*"])
+    assert again.conforms
+    assert {r["outcome"] for r in records.values()} == {"pass", "xfail"}
+    # The reference, held to the wrong candidate's file, passes every listed case: each one an xpass.
+    reference, records = _certify(tmp_path, known, ["pass_at_k::*"], candidate="reference")
+    assert not reference.conforms
+    assert {r["outcome"] for r in records.values()} == {"pass", "xpass"}

@@ -19,6 +19,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 from contextlib import contextmanager
@@ -199,9 +200,10 @@ def resolve_lock(harbor_version: str, out: Path, overrides: list[str] = ()) -> P
     finally:
         requirement.unlink(missing_ok=True)
         override_file.unlink(missing_ok=True)
-    if overrides:
-        note = "".join(f"# override: {line} (replaces what harbor=={harbor_version} asks for)\n" for line in overrides)
-        out.write_text(note + out.read_text())
+    # uv names the input file by its path: keep the lock free of where it was made.
+    text = re.sub(r"(?m)^(\s+# via -r ).*$", r"\1requirements.in", out.read_text())
+    note = "".join(f"# override: {line} (replaces what harbor=={harbor_version} asks for)\n" for line in overrides)
+    out.write_text(note + text)
     return out
 
 

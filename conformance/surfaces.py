@@ -182,20 +182,39 @@ Raised = Literal["timeout", "RuntimeError", "ValueError", "OSError", "NonZeroAge
 STAGES = ("environment", "agent_setup", "agent", "verifier")
 
 
+class RewardFiles(_Input):
+    """reward.txt / reward.json bytes in a verifier folder; None: no such file."""
+
+    reward_txt: StrictBytes | None = None
+    reward_json: StrictBytes | None = None
+
+
 class TrialOutcome(_Input):
-    """One trial: what its verifier leaves, and which stage raises what (default stage: the verifier)."""
+    """One trial: what its verifier leaves, and which stage raises what (default stage: the verifier).
+
+    ``before_verifier``: reward files already in the verifier folder when the
+    verifier starts (the agent wrote them). The verifier's test script writes
+    its own files over them, and leaves the others where they are.
+    """
 
     reward_txt: StrictBytes | None = None
     reward_json: StrictBytes | None = None
     raises: Raised | None = None
     raises_in: Literal[STAGES] | None = None  # type: ignore[valid-type]
+    before_verifier: RewardFiles | None = None
 
 
 class JobTask(_Input):
-    """A task and its trials' outcomes, in the job's trial order (attempt, then agent); missing ones are ``{}``."""
+    """A task and its trials' outcomes, in the job's trial order (attempt, then agent); missing ones are ``{}``.
+
+    ``source``: for an ad-hoc task, the source its TaskConfig names (None:
+    none); it is the evals key's last part and the name its metrics are
+    looked up by. A dataset's tasks take the dataset's name.
+    """
 
     name: TaskName
     trials: list[TrialOutcome] = Field(default_factory=list)
+    source: StrictStr | None = None
 
 
 class JobAgent(_Input):
@@ -237,6 +256,9 @@ class JobResultInput(_Input):
         names = [d.name for d in self.datasets]
         if len(set(names)) != len(names):
             raise ValueError(f"dataset names must be distinct: {names}")
+        for dataset in self.datasets:
+            if any(task.source is not None for task in dataset.tasks):
+                raise ValueError(f"dataset {dataset.name!r}: a dataset's tasks take its name as their source")
         per_task = self.n_attempts * len(self.agents)
         for group in (self.tasks, *(d.tasks for d in self.datasets)):
             tasks = [t.name for t in group]

@@ -130,17 +130,23 @@ def registered(script: Script) -> Iterator[str]:
         del _SCRIPTS[key]
 
 
-def write_reward_files(paths: Any, files: dict[str, Any]) -> None:
-    """Leave exactly the given reward files (``reward_txt`` / ``reward_json`` bytes) in a trial's verifier dir."""
+def write_reward_files(paths: Any, files: dict[str, Any], *, replace: bool = True) -> None:
+    """Write the given reward files (``reward_txt`` / ``reward_json`` bytes) into a trial's verifier dir.
+
+    ``replace``: leave exactly those files (the other one removed); without it,
+    as a test script does, the other file is left as it was.
+    """
     paths.verifier_dir.mkdir(parents=True, exist_ok=True)
     for key, path in (("reward_txt", paths.reward_text_path), ("reward_json", paths.reward_json_path)):
-        path.unlink(missing_ok=True)
         if files.get(key) is not None:
             path.write_bytes(files[key])
+        elif replace:
+            path.unlink(missing_ok=True)
 
 
 _ENV_PATHS = EnvironmentPaths()
 _FIND_EMPTY = re.compile(r"find (\S+) -mindepth 1 ")
+_REMOVE = re.compile(r"^rm -f(?: --)? (.+)$")
 
 
 class ScriptedEnvironment(BaseEnvironment):
@@ -193,6 +199,12 @@ class ScriptedEnvironment(BaseEnvironment):
         }
         return mounts.get(env_path.rstrip("/"))
 
+    def _host_path(self, env_path: str) -> Path | None:
+        """The host file a path inside a mounted environment folder is, if it is one."""
+        parent, _, name = env_path.rstrip("/").rpartition("/")
+        host = self._host_dir(parent)
+        return host / name if host is not None and name else None
+
     def _next_phase(self) -> Phase:
         steps = self.attempt.get("steps")
         index = self._test_runs
@@ -211,11 +223,26 @@ class ScriptedEnvironment(BaseEnvironment):
             if host is not None and host.is_dir():
                 for child in host.iterdir():
                     shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+        # `rm -f -- FILES` (harbor 0.25.0 on clears stale reward files so): removed on the host too.
+        removing = _REMOVE.match(command)
+        for env_path in shlex.split(removing.group(1)) if removing else []:
+            host = self._host_path(env_path)
+            if host is not None:
+                host.unlink(missing_ok=True)
         if str(_ENV_PATHS.tests_dir / "test.") in command and not command.startswith("chmod "):
             phase = self._next_phase()
             raise_if_scripted(phase, "verifier")
-            write_reward_files(self.trial_paths, phase)
+            write_reward_files(self.trial_paths, phase, replace=False)
         return ExecResult(stdout="", stderr="", return_code=0)
+
+
+class _InstanceName:
+    """A ``name()`` callable on the class and on an instance."""
+
+    def __get__(self, instance: Any, owner: type) -> Any:
+        if instance is None:
+            return lambda: owner.__name__
+        return lambda: instance._agent_name
 
 
 class ScriptedAgent(BaseAgent):
@@ -231,8 +258,10 @@ class ScriptedAgent(BaseAgent):
         super().__init__(*args, **kwargs)
         self._agent_name = agent_name
 
-    def name(self) -> str:  # an instance's name; harbor calls it as self.name()
-        return self._agent_name
+    # harbor declares name() a staticmethod. It records self.name() as the trial's agent; from 0.23.0 on
+    # it also calls cls.name() before any instance exists (BaseAgent.parse_options logs it). The class
+    # answers its own class name, an instance the name its job gave it: one code path for every release.
+    name = _InstanceName()
 
     def version(self) -> str:
         return "1.0.0"
@@ -241,6 +270,10 @@ class ScriptedAgent(BaseAgent):
         raise_if_scripted(environment.attempt, "agent_setup")
 
     async def run(self, instruction: str, environment: Any, context: Any) -> None:
+        # What the agent leaves in the (mounted) verifier folder, before it ends as scripted.
+        left = environment.attempt.get("before_verifier")
+        if left:
+            write_reward_files(environment.trial_paths, left, replace=False)
         raise_if_scripted(environment.attempt, "agent")
 
 
@@ -485,7 +518,8 @@ class JobResultSurface:
                                 kwargs={"agent_name": a["name"]}) for a in request["agents"]],
             environment=environment,
             metrics=request.get("metrics") or [],
-            tasks=[TaskConfig(path=path) for path in dirs["adhoc"]],
+            tasks=[TaskConfig(path=path, source=task.get("source"))
+                   for path, task in zip(dirs["adhoc"], request.get("tasks") or [], strict=True)],
             datasets=[DatasetConfig(name=d["name"], version=self.VERSION, registry_path=registry) for d in datasets],
         )
 

@@ -10,9 +10,15 @@ What harbor does, written from its observed behaviour:
   ends the trial); the verifier parses the reward files as reward.parse does.
   Only a trial's first exception is kept.
 * Evals key: agent, the model's name after its first "/" (none when empty),
-  the dataset's name or "adhoc".
+  the dataset's name, or for an ad-hoc task its own source, else "adhoc".
+* Reward files the agent leaves in the verifier folder stay there: the
+  verifier's test script writes its own over them, and reward.json is read
+  before reward.txt, so a reward.json the agent planted beats the verifier's
+  reward.txt.
 * Metrics per dataset name: the dataset's registry metrics, then the job's;
-  "adhoc" has the job's; any list left empty gets ``mean``. After every
+  "adhoc" has the job's; any list left empty gets ``mean``; a source that
+  names no dataset has none (harbor's table is a defaultdict), so its
+  progress line fails on the missing first metric. After every
   trial the trial's evals key recomputes all its dataset's metrics, and the
   progress line formats the first one's first value with ``.3f``: a failure
   there ends the job with an ``ExceptionGroup``. At the end, each evals key's
@@ -54,8 +60,11 @@ def run_trial(outcome: dict[str, Any]) -> tuple[dict | None, str | None]:
         if stage != "agent" or raised not in RECORDED_BY_AGENT:
             return None, name
         recorded = name
+    # The verifier's test script writes its files over any the agent left; the others stay.
+    files = dict(outcome.get("before_verifier") or {})
+    files.update({key: outcome[key] for key in ("reward_txt", "reward_json") if outcome.get(key) is not None})
     try:
-        rewards = reward_files.parse(outcome)
+        rewards = reward_files.parse(files)
     except Exception as error:  # the verifier failed: no result; the first exception stays
         return None, recorded or type(error).__name__
     return {"rewards": rewards}, recorded
@@ -69,7 +78,7 @@ def model_name(model: str | None) -> str | None:
 
 def plan(request: dict[str, Any]) -> list[dict[str, Any]]:
     """Every trial of the job in order, with its outcome."""
-    groups = [(None, request.get("tasks") or [])]
+    groups = [(None, request.get("tasks") or [])]  # an ad-hoc task's source is its own
     groups += [(d["name"], d.get("tasks") or []) for d in request.get("datasets") or []]
     agents = request["agents"]
     seen: dict[tuple[int, int], int] = {}
@@ -81,7 +90,8 @@ def plan(request: dict[str, Any]) -> list[dict[str, Any]]:
                     n = seen[g, t] = seen.get((g, t), -1) + 1
                     outcomes = task.get("trials") or []
                     trials.append({
-                        "trial": f"trial-{len(trials)}", "task_name": task["name"], "source": source,
+                        "trial": f"trial-{len(trials)}", "task_name": task["name"],
+                        "source": source if g else task.get("source"),
                         "agent": agent["name"], "model": model_name(agent.get("model")),
                         "outcome": outcomes[n] if n < len(outcomes) else {},
                     })
@@ -192,14 +202,16 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
             stats["n_errors"] += 1
             stats["exception_stats"].setdefault(exception_type, []).append(trial["trial"])
         rewards_by_key.setdefault(key, []).append(trial["rewards"])
+        # The table answers every name: one no dataset has (an ad-hoc task's own source) gets no metrics.
+        metrics = table.setdefault(dataset, [])
         try:  # the live refresh
-            stats["metrics"] = [metric(rewards_by_key[key]) for metric in table[dataset]]
+            stats["metrics"] = [metric(rewards_by_key[key]) for metric in metrics]
         except Exception as error:
             # On disk: what was written when this trial started, the job as it stood after the one before.
             before = {k: v for k, v in evals.items() if not (k == key and first_of_key)}
             raise JobFailed(ExceptionGroup(ENDS_IN_TASK_GROUP, [error]), _written(len(trials), trials[:i], before)) from None
-        try:  # the progress line, once the trial's result is written
-            _progress_line(table[dataset][0], rewards_by_key[key])
+        try:  # the progress line, once the trial's result is written (no first metric: an IndexError)
+            _progress_line(metrics[0], rewards_by_key[key])
         except Exception as error:
             raise JobFailed(ExceptionGroup(ENDS_IN_TASK_GROUP, [error]), _written(len(trials), trials[:i + 1], evals)) from None
     for key, rewards in rewards_by_key.items():

@@ -5,8 +5,9 @@ with "__" or an empty model name), one to three attempts, ad-hoc tasks
 and up to two registry datasets, metric lists on the job and on each
 dataset (built-in types, sometimes an invalid one), and for each trial an
 outcome: mostly a binary reward so pass@k has something to count, then
-any reward, an odd verifier dir (as multi_step.reward draws its steps), or
-a stage that raises. A uv-script metric appears one time in twenty: it
+any reward, an odd verifier dir (as multi_step.reward draws its steps), a
+stage that raises, or reward files the agent leaves before the verifier
+runs; some ad-hoc tasks name a source of their own. A uv-script metric appears one time in twenty: it
 runs after every trial, on both sides.
 """
 
@@ -31,10 +32,19 @@ raising = st.builds(
     st.sampled_from(["agent", "agent", "verifier", "environment", "agent_setup"]),
     st.sampled_from([b"1", b"0", None]),  # what the verifier would write, if harbor still runs it
 )
+# Reward files the agent leaves before the verifier runs, under a verifier outcome of any kind.
+planted = st.builds(
+    lambda under, left: {**under, "before_verifier": left},
+    st.one_of(binary, raising, st.just({})),
+    st.one_of(st.sampled_from([b"1", b"0", b""]).map(lambda data: {"reward_txt": data}),
+              st.sampled_from([b'{"reward": 1}', b'{"reward": 0.5}', b"[]"]).map(lambda data: {"reward_json": data})),
+)
 # one_of flattens nested one_ofs and weighs every branch alike: choose the kind explicitly.
-OUTCOME_KINDS = {"binary": binary, "good": good_step, "odd": odd_step, "raising": raising}
-outcome = st.sampled_from(["binary", "binary", "binary", "good", "odd", "raising", "raising"]).flatmap(
+OUTCOME_KINDS = {"binary": binary, "good": good_step, "odd": odd_step, "raising": raising, "planted": planted}
+outcome = st.sampled_from(["binary", "binary", "binary", "good", "odd", "raising", "raising", "planted"]).flatmap(
     OUTCOME_KINDS.__getitem__)
+# An ad-hoc task's own source: mostly none; else "adhoc", "", or a name a dataset of the job may have.
+SOURCES = st.sampled_from([None] * 12 + ["adhoc", "", "terminal-bench", "ds", "swe"])
 
 metric = st.one_of(
     st.sampled_from(["mean", "max", "min", "sum"]).map(lambda t: {"type": t}),
@@ -44,10 +54,15 @@ metrics = st.lists(metric, max_size=3).filter(lambda ms: sum(m.get("type") not i
                                                               for m in ms) <= 1)
 
 
-def _tasks(draw, n_trials: int) -> list:
+def _tasks(draw, n_trials: int, *, adhoc: bool = False) -> list:
     # Distinct names drawn first: a unique_by filter would print the (large) outcome strategy on each retry.
     names = draw(st.lists(TASK_NAMES, max_size=3, unique=True))
-    return [{"name": name, "trials": draw(st.lists(outcome, max_size=n_trials))} for name in names]
+    tasks = [{"name": name, "trials": draw(st.lists(outcome, max_size=n_trials))} for name in names]
+    for task in tasks if adhoc else []:
+        source = draw(SOURCES)
+        if source is not None:
+            task["source"] = source
+    return tasks
 
 
 @st.composite
@@ -58,7 +73,8 @@ def builtin_jobs(draw) -> dict:
     n_trials = n_attempts * len(agents)
     datasets = [{"name": name, "metrics": draw(metrics), "tasks": _tasks(draw, n_trials)}
                 for name in draw(st.lists(DATASET_NAMES, max_size=2, unique=True))]
-    job = {"agents": agents, "n_attempts": n_attempts, "metrics": draw(metrics), "tasks": _tasks(draw, n_trials),
+    job = {"agents": agents, "n_attempts": n_attempts, "metrics": draw(metrics),
+           "tasks": _tasks(draw, n_trials, adhoc=True),
            "datasets": datasets}
     if not job["tasks"] and not any(d["tasks"] for d in datasets):
         job["tasks"] = [{"name": "a", "trials": draw(st.lists(outcome, min_size=1, max_size=n_trials))}]

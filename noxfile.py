@@ -1,4 +1,5 @@
-"""CI sessions: `nox -s tests`, `nox -s certify -- [SPEC]`, `nox -s lint`, `nox -s coverage`."""
+"""CI sessions: `nox -s tests`, `nox -s certify -- [SPEC]`, `nox -s lint`, `nox -s coverage`,
+`nox -s upgrade-gate -- [VERSION]`, `nox -s harbor-changes`."""
 
 from __future__ import annotations
 
@@ -38,3 +39,20 @@ def coverage(session: nox.Session) -> None:
     """Line and branch coverage of harbor's scoring functions: from the cases alone, then the ci profile alone."""
     session.install("-e", ".")
     session.run("conformance", "coverage", "--json", "reports/oracle-coverage.json", *session.posargs)
+
+
+@nox.session(name="upgrade-gate")
+def upgrade_gate(session: nox.Session) -> None:
+    """harbor 0.13.1 against another release (default: the newest): what changes, in reports/gate/harbor-VERSION.md.
+
+    Fails on any change the release's expectation file (oracles/expectations/harbor-VERSION.yaml) does not list.
+    """
+    session.install("-e", ".")
+    session.run("conformance", "gate", *session.posargs)
+
+
+@nox.session(name="harbor-changes")
+def harbor_changes(session: nox.Session) -> None:
+    """The gate for every release from 0.13.0 to the newest, written as docs/harbor-changes.md."""
+    session.install("-e", ".")
+    session.run("conformance", "gate", "--since", "0.13.0", "--doc", "docs/harbor-changes.md", *session.posargs)

@@ -296,6 +296,7 @@ def gate(
     out_dir: Annotated[Path, typer.Option("--out", help="Where the reports (JSONL and Markdown) go.")] = Path("reports/gate"),
     no_generate: Annotated[bool, typer.Option("--no-generate", help="Cases only, no generated inputs.")] = False,
     cases_root: Annotated[Path | None, typer.Option("--cases", help="The case corpus folder.")] = None,
+    surface: Annotated[list[str] | None, typer.Option("--surface", "-s", help="Only these surfaces (repeatable).")] = None,
     doc: Annotated[Path | None, typer.Option(help="Also write one document for all the releases gated here.")] = None,
 ) -> None:
     """The upgrade gate: harbor BASELINE as the oracle against each release; what changed, in Markdown.
@@ -321,7 +322,7 @@ def gate(
         console.print(f"gate: harbor {version} against harbor {baseline}", highlight=False)
         try:
             result = upgrade_gate.run(version, out_dir=out_dir, baseline=baseline, expectations=expectations,
-                                      no_generate=no_generate, cases_root=cases_root,
+                                      no_generate=no_generate, cases_root=cases_root, surfaces=surface,
                                       log=lambda m: console.print(m, highlight=False))
         except certification.UsageError as e:
             for line in e.details:

@@ -15,6 +15,23 @@ else of the harness enters harbor's environment): the oracle is just another
 candidate. Nothing of harbor is re-implemented here: each surface builds
 harbor's own objects and calls harbor's own functions; an exception harbor
 raises is the output (``raised``), never a failure of the adapter.
+
+The same adapter serves every harbor release the upgrade gate runs
+(``harbor==VERSION``, 0.13.0 to 0.25.0). Where a later release needs
+something of it, the adapter does it in a way every release accepts, so
+there is one code path, and says so here (tests/test_adapter_releases.py
+runs each against the releases that need it):
+
+* from 0.23.0, ``BaseAgent.parse_options`` calls ``cls.name()`` on the agent
+  class before an instance exists: ``ScriptedAgent.name`` answers on the
+  class too (harbor_job.py);
+* from 0.25.0, the verifier clears stale reward files with ``rm -f --``
+  before the tests run, checks the command's return code, and asks the
+  environment ``is_path_mounted``: both sandboxes carry the removal out on
+  their mounted folders, as a bind mount would (``remove_mounted`` in
+  harbor_job.py), and reward.parse's reward files are written when the
+  test script runs, not before ``verify()``, as a real test script writes
+  them (``_Sandbox`` below).
 """
 
 from __future__ import annotations
@@ -31,6 +48,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from harbor.environments.base import ExecResult
 from harbor.metrics.factory import MetricFactory
 from harbor.models.metric.config import MetricConfig
 from harbor.models.task.config import TaskOS
@@ -81,13 +99,33 @@ HARBOR_VERSION = importlib.metadata.version("harbor")
 
 
 class _Sandbox:
-    """The environment a Verifier talks to: files are already in place, exec does nothing."""
+    """The environment a Verifier talks to: a bind mount of the trial's verifier folder.
+
+    Running the test script leaves the request's reward files there; ``rm -f``
+    removes files there (harbor 0.25.0 on clears stale rewards so before the
+    tests run, and asks ``is_path_mounted`` before reading them on the host).
+    """
 
     os = TaskOS.LINUX
     capabilities = SimpleNamespace(mounted=True)
 
-    async def exec(self, command: str, **_: Any) -> None:
-        return None
+    def __init__(self, paths: TrialPaths) -> None:
+        self.paths = paths
+        self.files: dict[str, Any] = {}
+        self.tests = str(harbor_job.EnvironmentPaths().tests_dir / "test.")
+
+    def _host_path(self, env_path: str) -> Path | None:
+        parent, _, name = env_path.rpartition("/")
+        return self.paths.verifier_dir / name if parent == str(harbor_job.EnvironmentPaths().verifier_dir) else None
+
+    async def exec(self, command: str, **_: Any) -> ExecResult:
+        harbor_job.remove_mounted(command, self._host_path)
+        if self.tests in command and not command.startswith("chmod "):
+            harbor_job.write_reward_files(self.paths, self.files, replace=False)
+        return ExecResult(stdout="", stderr="", return_code=0)
+
+    def is_path_mounted(self, environment_path: Any, host_path: Path) -> bool:
+        return True
 
     async def upload_dir(self, source_dir: Any, target_dir: Any) -> None:
         return None
@@ -104,11 +142,13 @@ class RewardParse:
         (task_dir / "tests" / "test.sh").write_text("#!/bin/sh\n")
         self.paths = TrialPaths(workdir / "trial")
         self.paths.verifier_dir.mkdir(parents=True)
-        self.verifier = Verifier(task=Task(task_dir), trial_paths=self.paths, environment=_Sandbox())
+        self.sandbox = _Sandbox(self.paths)
+        self.verifier = Verifier(task=Task(task_dir), trial_paths=self.paths, environment=self.sandbox)
         self.loop = asyncio.new_event_loop()
 
     def __call__(self, verifier_dir: dict[str, Any]) -> Any:
-        harbor_job.write_reward_files(self.paths, verifier_dir)
+        harbor_job.write_reward_files(self.paths, {})  # nothing left of the request before
+        self.sandbox.files = verifier_dir
         try:
             return self.loop.run_until_complete(self.verifier.verify()).rewards
         except Exception as error:

@@ -149,6 +149,19 @@ _FIND_EMPTY = re.compile(r"find (\S+) -mindepth 1 ")
 _REMOVE = re.compile(r"^rm -f(?: --)? (.+)$")
 
 
+def remove_mounted(command: str, host_path: Any) -> None:
+    """Carry out ``rm -f -- FILES`` on the host files ``host_path(env_path)`` names (None: not mounted).
+
+    harbor 0.25.0 on clears stale reward files so before the tests run; in a
+    bind-mounted container that removes them on the host too.
+    """
+    removing = _REMOVE.match(command)
+    for env_path in shlex.split(removing.group(1)) if removing else []:
+        host = host_path(env_path)
+        if host is not None:
+            host.unlink(missing_ok=True)
+
+
 class ScriptedEnvironment(BaseEnvironment):
     """A mounted sandbox that runs nothing: the test script's exec writes the scripted reward files.
 
@@ -223,12 +236,7 @@ class ScriptedEnvironment(BaseEnvironment):
             if host is not None and host.is_dir():
                 for child in host.iterdir():
                     shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
-        # `rm -f -- FILES` (harbor 0.25.0 on clears stale reward files so): removed on the host too.
-        removing = _REMOVE.match(command)
-        for env_path in shlex.split(removing.group(1)) if removing else []:
-            host = self._host_path(env_path)
-            if host is not None:
-                host.unlink(missing_ok=True)
+        remove_mounted(command, self._host_path)
         if str(_ENV_PATHS.tests_dir / "test.") in command and not command.startswith("chmod "):
             phase = self._next_phase()
             raise_if_scripted(phase, "verifier")

@@ -1,0 +1,212 @@
+"""What is derived from a report: diff by case id, Markdown, JUnit XML, the badge; and the release list.
+
+Reports here are written by hand, line by line, so every expected figure is
+counted from the lines themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from conformance import badge, junit, markdown, releases, report_diff, wire
+from conformance.report import read
+
+MISMATCH = {"cls": "value", "path": "$['reward']", "expected": "1.0", "actual": "0.0"}
+ULP = {"cls": "ulp", "path": "$['mean']", "expected": "0.1", "actual": "0.10000000000000002", "ulps": 1}
+
+
+def _write(path: Path, records: list[dict], *, footer: bool = True, generated: list[dict] = (),
+           candidate: str = "cand") -> Path:
+    head = {"type": "header", "candidate": {"spec": candidate}, "oracle": {"spec": "harbor==0.13.1"},
+            "nan_policy": "any-nan-equal", "surfaces": sorted({r["surface"] for r in records})}
+    lines = [head, *({"type": "case", "seconds": 0.5, **r} for r in records), *generated]
+    if footer:
+        lines.append({"type": "footer"})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def _case(case_id: str, outcome: str, *mismatches: dict, **extra) -> dict:
+    return {"id": case_id, "surface": case_id.split("::")[0], "outcome": outcome, "mismatches": list(mismatches),
+            "oracle": {"output": wire.encode({"reward": 1.0})}, "candidate": {"output": wire.encode({"reward": 0.0})},
+            **extra}
+
+
+# -- diff -------------------------------------------------------------------
+
+
+@pytest.fixture
+def two_reports(tmp_path):
+    a = _write(tmp_path / "a.jsonl", [
+        _case("reward.parse::same", "pass"),
+        _case("reward.parse::breaks", "pass"),
+        _case("reward.parse::mended", "fail", MISMATCH),
+        _case("reward.parse::reclassed", "fail", MISMATCH),
+        _case("reward.parse::same-failure", "fail", MISMATCH),
+        _case("reward.parse::gone", "pass"),
+        _case("metric.compute::known", "xfail", ULP,
+              expected_divergence={"outcome": "fail", "classes": ["ulp"], "reason": "r"}),
+    ])
+    b = _write(tmp_path / "b.jsonl", [
+        _case("reward.parse::same", "pass"),
+        _case("reward.parse::breaks", "crash", detail="exited with status 1"),
+        _case("reward.parse::mended", "pass"),
+        _case("reward.parse::reclassed", "fail", ULP),
+        _case("reward.parse::same-failure", "fail", MISMATCH),
+        _case("reward.parse::new-case", "pass"),
+        _case("metric.compute::known", "fail", ULP),  # the same divergence, now without an expectation file
+    ])
+    return a, b
+
+
+def test_diff_classifies_every_changed_id(two_reports):
+    a, b = two_reports
+    changes = {c.id: (c.kind, c.before, c.after) for c in report_diff.diff(read(a), read(b))}
+    assert changes == {
+        "reward.parse::breaks": ("new-divergence", "pass", "crash"),
+        "reward.parse::mended": ("fixed", "fail [value]", "pass"),
+        "reward.parse::reclassed": ("changed", "fail [value]", "fail [ulp]"),
+        "reward.parse::gone": ("only-in-a", "pass", "-"),
+        "reward.parse::new-case": ("only-in-b", "-", "pass"),
+    }
+
+
+def test_diff_cli_exit_status_and_outputs(two_reports, tmp_path):
+    a, b = two_reports
+    out_md, out_json = tmp_path / "d.md", tmp_path / "d.json"
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "diff", str(a), str(b),
+                           "--markdown", str(out_md), "--json", str(out_json)], capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # a new divergence and a changed one
+    data = json.loads(out_json.read_text())
+    assert data["counts"] == {"new-divergence": 1, "fixed": 1, "changed": 1, "only-in-a": 1, "only-in-b": 1}
+    assert "`reward.parse::reclassed` | changed | fail [value] | fail [ulp]" in out_md.read_text()
+    # Backwards only fixes and removals remain... and a fixed case read the other way is a new divergence.
+    back = subprocess.run([sys.executable, "-m", "conformance.cli", "diff", str(b), str(b)],
+                          capture_output=True, text=True)
+    assert back.returncode == 0 and "0 new-divergence" in back.stdout
+
+
+def test_diff_of_fixes_only_exits_zero(tmp_path):
+    a = _write(tmp_path / "a.jsonl", [_case("reward.parse::x", "fail", MISMATCH)])
+    b = _write(tmp_path / "b.jsonl", [_case("reward.parse::x", "pass")])
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "diff", str(a), str(b)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "1 fixed" in proc.stdout
+
+
+# -- JUnit, badge, Markdown -------------------------------------------------------
+
+
+@pytest.fixture
+def mixed(tmp_path):
+    generated = [{"type": "case", "id": "reward.parse::gen-abc", "surface": "reward.parse", "outcome": "fail",
+                  "origin": "generated", "input": wire.encode({"reward_txt": b"1"}), "mismatches": [MISMATCH],
+                  "seconds": 0.1},
+                 {"type": "generated", "surface": "reward.parse", "profile": "ci", "seed": 0, "max_examples": 10,
+                  "inputs_run": 12, "divergences": ["reward.parse::gen-abc"]}]
+    return _write(tmp_path / "mixed.jsonl", [
+        _case("reward.parse::ok", "pass"),
+        _case("reward.parse::bad", "fail", MISMATCH),
+        _case("reward.parse::died", "crash", detail="exited with status 3"),
+        _case("reward.parse::known", "xfail", MISMATCH,
+              expected_divergence={"outcome": "fail", "classes": ["value"], "reason": "a known change"}),
+        _case("reward.parse::stale-entry", "xpass", detail="listed but conforms"),
+        _case("metric.compute::declined", "skip", detail="not supported"),
+    ], generated=generated)
+
+
+def test_junit_counts_each_outcome_where_ci_systems_look(mixed):
+    root = ET.fromstring(junit.render(read(mixed)))
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    parse = suites["reward.parse"]
+    # 5 cases + the generated-inputs testcase; fail, xpass and the generated divergence are failures.
+    assert (parse.get("tests"), parse.get("failures"), parse.get("errors"), parse.get("skipped")) == ("6", "3", "1", "1")
+    cases = {c.get("name"): c for c in parse.findall("testcase")}
+    assert cases["reward.parse::bad"].find("failure").get("type") == "fail"
+    assert cases["reward.parse::died"].find("error").get("type") == "crash"
+    assert "a known change" in cases["reward.parse::known"].find("skipped").get("message")
+    assert cases["reward.parse::stale-entry"].find("failure").get("type") == "xpass"
+    assert cases["reward.parse::ok"].find("failure") is None and cases["reward.parse::ok"].find("error") is None
+    assert "reward.parse::gen-abc" in cases["reward.parse::generated"].find("failure").text
+    assert suites["metric.compute"].get("skipped") == "1"
+
+
+def test_badge_for_a_failing_a_known_and_a_clean_run(mixed, tmp_path):
+    assert badge.render(read(mixed)) == {"schemaVersion": 1, "label": "harbor 0.13.1 conformance",
+                                         "message": "2/6 cases, 1 known, 1 generated divergence(s)", "color": "red"}
+    known = _write(tmp_path / "known.jsonl", [
+        _case("reward.parse::ok", "pass"),
+        _case("reward.parse::known", "xfail", MISMATCH, expected_divergence={"outcome": "fail", "classes": ["value"],
+                                                                          "reason": "r"})])
+    assert badge.render(read(known))["color"] == "yellow"
+    assert badge.render(read(known))["message"] == "2/2 cases, 1 known"
+    clean = _write(tmp_path / "clean.jsonl", [_case("reward.parse::ok", "pass")])
+    assert badge.render(read(clean))["color"] == "brightgreen"
+    unfinished = _write(tmp_path / "cut.jsonl", [_case("reward.parse::ok", "pass")], footer=False)
+    assert badge.render(read(unfinished))["color"] == "red"
+
+
+def test_markdown_summary_lists_the_problems_and_not_the_known(mixed):
+    text = markdown.summary(read(mixed))
+    assert text.startswith("## ❌ `cand` does not conform to `harbor==0.13.1`")
+    for case_id in ("reward.parse::bad", "reward.parse::died", "reward.parse::stale-entry"):
+        assert f"`{case_id}`" in text
+    assert "`reward.parse::known`" not in text and "`reward.parse::ok`" not in text
+    assert "| `reward.parse` | 5 | 1 | 1 | 1 | 0 | 1 | 1 |" in text  # pass fail crash skip xfail xpass
+    assert "| `reward.parse` | 12 | 1 | 0 |" in text  # generated: inputs, unexpected, expected
+
+
+def test_summary_cli_writes_all_three_formats(mixed, tmp_path):
+    outputs = {"--markdown": tmp_path / "s.md", "--junit": tmp_path / "s.xml", "--badge": tmp_path / "b.json"}
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "summary", str(mixed),
+                           *(x for flag, path in outputs.items() for x in (flag, str(path)))],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert outputs["--markdown"].read_text().startswith("## ❌")
+    ET.fromstring(outputs["--junit"].read_text())
+    assert json.loads(outputs["--badge"].read_text())["color"] == "red"
+
+
+def test_gate_markdown_shows_input_and_both_outputs(tmp_path):
+    report = _write(tmp_path / "g.jsonl", [
+        _case("reward.parse::known", "xfail", MISMATCH, expected_divergence={
+            "outcome": "fail", "classes": ["value"], "reason": "0.23 refuses NaN", "link": "https://example.org/x"}),
+        _case("reward.parse::surprise", "fail", MISMATCH),
+        _case("reward.parse::same", "pass"),
+    ])
+    lookup = {"reward.parse::known": ("a NaN reward", {"reward_txt": b"nan"}),
+              "reward.parse::surprise": ("a BOM", {"reward_txt": b"\xef\xbb\xbf1"})}.get
+    text = markdown.changes(read(report), baseline="0.13.1", release="9.9.9", lookup=lookup)
+    assert "2 behaviour(s) changed: 1 listed in the expectation file, 1 not listed." in text
+    assert "Gate: FAILED." in text
+    assert "expected: 0.23 refuses NaN ([link](https://example.org/x))" in text
+    assert "**not in the expectation file**" in text
+    assert "{'reward_txt': b'\\xef\\xbb\\xbf1'}" in text
+    assert "harbor 0.13.1:\n\n```\n{'reward': 1.0}\n```" in text
+    assert "harbor 9.9.9:\n\n```\n{'reward': 0.0}\n```" in text
+    assert "reward.parse::same" not in text
+
+
+# -- releases ------------------------------------------------------------------------
+
+
+def test_releases_are_final_unyanked_and_ordered():
+    page = {"name": "harbor", "files": [
+        {"filename": "harbor-0.9.0-py3-none-any.whl"},
+        {"filename": "harbor-0.10.0.tar.gz"},
+        {"filename": "harbor-0.10.0-py3-none-any.whl"},
+        {"filename": "harbor-0.11.0rc1-py3-none-any.whl"},
+        {"filename": "harbor-0.11.1.dev202601010101-py3-none-any.whl"},
+        {"filename": "harbor-0.12.0-py3-none-any.whl", "yanked": "broken"},
+        {"filename": "harbor-0.13.0-py3-none-any.whl"},
+        {"filename": "harbor_extras-1.0-py3-none-any.whl"},
+        {"filename": "harbor-0.13.0.zip.asc"},
+    ]}
+    assert releases.select(page) == ["0.9.0", "0.10.0", "0.13.0"]
+    assert releases.select(page, since="0.10.0") == ["0.10.0", "0.13.0"]

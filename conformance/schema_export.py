@@ -6,6 +6,7 @@ from typing import Any
 
 from conformance import protocol, surfaces
 from conformance.cases import CaseFile
+from conformance.expectations import ExpectationFile
 
 VALUE_TAGS_NOTE = (
     "Values in case files use YAML tags: !float (decimal, inf, -inf, nan, -nan or "
@@ -21,6 +22,11 @@ def all_schemas() -> dict[str, dict[str, Any]]:
     case_file["title"] = "harbor-conformance case file"
     case_file["description"] = VALUE_TAGS_NOTE
     out["case-file.json"] = case_file
+    known = ExpectationFile.model_json_schema()
+    known["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    known["title"] = "harbor-conformance expectation file"
+    known["description"] = "A candidate's known divergences from the oracle, by case id (see docs/upgrade-gate.md)."
+    out["expectation-file.json"] = known
     for surface in surfaces.SURFACES.values():
         schema = surface.input_model.model_json_schema()
         schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

@@ -1,0 +1,69 @@
+"""The one adapter serves later harbor releases: each thing a later release needs of it, run on that release.
+
+oracles/harbor_adapter.py lists them. Each test runs the release that needs
+it (its virtualenv is created on first use from oracles/locks/) and, where
+the release changed what harbor does, 0.13.1 beside it: the expected values
+come from the input and from what each release's source does, never from the
+adapter.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance import wire
+from conformance.connect import connect
+
+pytestmark = pytest.mark.oracle
+
+ONE_TRIAL = {"agents": [{"name": "nop"}], "tasks": [{"name": "a", "trials": [{"reward_txt": b"1"}]}]}
+PLANTED_ONLY = {"agents": [{"name": "nop"}], "tasks": [{"name": "a", "trials": [{"before_verifier": {"reward_txt": b"1"}}]}]}
+
+
+@pytest.fixture(scope="module")
+def harbor():
+    connections = {}
+
+    def get(version: str):
+        if version not in connections:
+            connections[version] = connect(f"harbor=={version}")
+        return connections[version]
+
+    yield get
+    for connection in connections.values():
+        connection.close()
+
+
+def _run(connection, surface: str, value):
+    reply = connection.run(1, surface, wire.encode(value))
+    assert reply.kind in ("output", "raised"), reply.detail
+    return reply
+
+
+@pytest.mark.parametrize("version", ["0.13.1", "0.23.0", "0.25.0"])
+def test_the_scripted_agent_serves_releases_that_ask_its_class_for_a_name(harbor, version):
+    # 0.23.0 calls cls.name() before any agent exists; the trial still records the job's agent name.
+    reply = _run(harbor(version), "job.result", ONE_TRIAL)
+    assert reply.kind == "output", f"harbor {version} raised {reply.value}: {reply.detail}"
+    trial = reply.value["trials"][0]
+    assert (trial["agent"], trial["verifier_result"], trial["exception_type"]) == ("nop", {"rewards": {"reward": 1.0}}, None)
+    assert list(reply.value["stats"]["evals"]) == ["nop__adhoc"]
+
+
+def test_reward_files_the_agent_left_are_cleared_from_0_25_0_only(harbor):
+    # 0.13.1 reads the reward.txt the agent left; 0.25.0 removes it before the tests (rm -f), finding none.
+    old = _run(harbor("0.13.1"), "job.result", PLANTED_ONLY).value["trials"][0]
+    new = _run(harbor("0.25.0"), "job.result", PLANTED_ONLY).value["trials"][0]
+    assert (old["verifier_result"], old["exception_type"]) == ({"rewards": {"reward": 1.0}}, None)
+    assert (new["verifier_result"], new["exception_type"]) == (None, "RewardFileNotFoundError")
+
+
+@pytest.mark.parametrize("version", ["0.13.1", "0.25.0"])
+def test_reward_parse_writes_the_files_when_the_test_script_runs(harbor, version):
+    # 0.25.0 clears reward files before the test script and checks the rm's exit status: the files
+    # of the request still reach the verifier, and nothing of one request is left for the next.
+    connection = harbor(version)
+    assert _run(connection, "reward.parse", {"reward_txt": b"0.5"}).value == {"reward": 0.5}
+    assert _run(connection, "reward.parse", {"reward_json": b'{"a": 1}'}).value == {"a": 1}
+    missing = _run(connection, "reward.parse", {})
+    assert (missing.kind, missing.value) == ("raised", "RewardFileNotFoundError")

@@ -337,7 +337,8 @@ def gate(
                   f"{result.markdown}")
     if doc is not None:
         doc.parent.mkdir(parents=True, exist_ok=True)
-        doc.write_text(upgrade_gate.changes_document(results, baseline=baseline), encoding="utf-8")
+        lookup = upgrade_gate.corpus_lookup(cases_root or case_corpus.default_root())
+        doc.write_text(upgrade_gate.changes_document(results, baseline=baseline, lookup=lookup), encoding="utf-8")
         out.print(f"wrote {doc}", highlight=False)
     raise typer.Exit(0 if all(r.passed for r in results) else 1)
 

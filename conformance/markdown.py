@@ -147,12 +147,27 @@ def changes(report: Report, *, baseline: str, release: str,
     return "\n".join(lines).rstrip() + "\n"
 
 
+def input_of(record: dict[str, Any], lookup: Callable[[str], tuple[str, Any] | None]) -> Any:
+    """A report line's input: a generated finding carries it, a case's comes from the corpus."""
+    if record.get("origin") == "generated":
+        return wire.decode(record["input"])
+    found = lookup(record["id"])
+    return found[1] if found else None
+
+
+def example(record: dict[str, Any], baseline: str, release: str,
+            lookup: Callable[[str], tuple[str, Any] | None]) -> list[str]:
+    """Input, and each release's result, as Markdown blocks."""
+    return ["Input:", "", _code(repr(input_of(record, lookup))), "",
+            f"harbor {baseline}:", "", _code(result_text(record.get("oracle"))), "",
+            f"harbor {release}:", "", _code(result_text(record.get("candidate")))]
+
+
 def _change(record: dict[str, Any], baseline: str, release: str,
             lookup: Callable[[str], tuple[str, Any] | None]) -> list[str]:
     found = lookup(record["id"]) if record.get("origin") != "generated" else None
     description = found[0] if found else ("a generated input, shrunk to a minimal one"
                                           if record.get("origin") == "generated" else "")
-    value = wire.decode(record["input"]) if record.get("origin") == "generated" else (found[1] if found else None)
     status = ("expected: " + record["expected_divergence"]["reason"]
               + (f" ([link]({record['expected_divergence']['link']}))"
                  if record["expected_divergence"].get("link") else "")
@@ -164,7 +179,4 @@ def _change(record: dict[str, Any], baseline: str, release: str,
                      f"{release} `{_cell(m['actual'], 200)}`")
     if record.get("detail") and record["outcome"] != "xfail":
         lines.append(f"- detail: {_cell(record['detail'].strip(), 300)}")
-    lines += ["", "Input:", "", _code(repr(value)), "",
-              f"harbor {baseline}:", "", _code(result_text(record.get("oracle"))), "",
-              f"harbor {release}:", "", _code(result_text(record.get("candidate"))), ""]
-    return lines
+    return [*lines, "", *example(record, baseline, release, lookup), ""]

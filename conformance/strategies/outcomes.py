@@ -13,7 +13,7 @@ import json
 
 from hypothesis import strategies as st
 
-from conformance.strategies.jobs import builtin_job_inputs
+from conformance.strategies.jobs import jobs_without_own_sources
 
 # Values whose means, times small totals, often land exactly on .5 (banker's rounding).
 EVEN = [0.0, 0.25, 0.5, 0.5, 0.75, 1.0, 1, 0, 0.1, 1 / 3]
@@ -65,7 +65,7 @@ halves = st.builds(
 _SOURCES = [
     st.just({}),
     damaged.map(lambda data: {"result_json": data}),
-    builtin_job_inputs.map(lambda job: {"job": job}),
+    jobs_without_own_sources.map(lambda job: {"job": job}),
     halves.map(lambda d: {"result_json": _bytes(d)}),
     result_document().map(lambda d: {"result_json": _bytes(d)}),
 ]

@@ -40,6 +40,13 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _refused(error: certification.UsageError, prefix: str = "") -> typer.Exit:
+    """A run that cannot start: its details (e.g. each corpus problem), then the reason; exit 2."""
+    for line in error.details:
+        console.print(line, markup=False, highlight=False)
+    return _fail(prefix + str(error))
+
+
 def _slug(spec: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", spec).strip("_") or "candidate"
 
@@ -48,9 +55,7 @@ def _load(root: Path):
     try:
         return certification.load_corpus(root)
     except certification.UsageError as e:
-        for line in e.details:
-            console.print(line, markup=False, highlight=False)
-        raise _fail(str(e)) from None
+        raise _refused(e) from None
 
 
 def _table(tally: Tally, title: str) -> Table:
@@ -147,9 +152,7 @@ def _certify(options: certification.Options, path: Path) -> certification.Run:
     try:
         return certification.certify(options, path, log=lambda m: console.print(m, highlight=False))
     except certification.UsageError as e:
-        for line in e.details:
-            console.print(line, markup=False, highlight=False)
-        raise _fail(str(e)) from None
+        raise _refused(e) from None
 
 
 def _print_verdict(candidate: str, tally: Tally, conforms: bool, path: Path) -> None:
@@ -325,9 +328,7 @@ def gate(
                                       no_generate=no_generate, cases_root=cases_root, surfaces=surface,
                                       log=lambda m: console.print(m, highlight=False))
         except certification.UsageError as e:
-            for line in e.details:
-                console.print(line, markup=False, highlight=False)
-            raise _fail(f"harbor {version}: {e}") from None
+            raise _refused(e, f"harbor {version}: ") from None
         results.append(result)
         tally = result.run.writer.tally
         changed = tally.outcomes["xfail"] + len(tally.expected_findings)

@@ -320,13 +320,17 @@ def gate(
         raise _fail(str(e)) from None
     if expectations is not None and len(chosen) != 1:
         raise _fail("--expectations names the file of one release; with several, each uses its own") from None
+    try:
+        lookup = upgrade_gate.corpus_lookup(cases_root or case_corpus.default_root())
+    except certification.UsageError as e:
+        raise _refused(e) from None
     results = []
     for version in chosen:
         console.print(f"gate: harbor {version} against harbor {baseline}", highlight=False)
         try:
             result = upgrade_gate.run(version, out_dir=out_dir, baseline=baseline, expectations=expectations,
                                       no_generate=no_generate, cases_root=cases_root, surfaces=surface,
-                                      log=lambda m: console.print(m, highlight=False))
+                                      lookup=lookup, log=lambda m: console.print(m, highlight=False))
         except certification.UsageError as e:
             raise _refused(e, f"harbor {version}: ") from None
         results.append(result)
@@ -338,7 +342,6 @@ def gate(
                   f"{result.markdown}")
     if doc is not None:
         doc.parent.mkdir(parents=True, exist_ok=True)
-        lookup = upgrade_gate.corpus_lookup(cases_root or case_corpus.default_root())
         doc.write_text(upgrade_gate.changes_document(results, baseline=baseline, lookup=lookup), encoding="utf-8")
         out.print(f"wrote {doc}", highlight=False)
     raise typer.Exit(0 if all(r.passed for r in results) else 1)

@@ -49,16 +49,21 @@ def corpus_lookup(root: Path) -> Callable[[str], tuple[str, Any] | None]:
 
 def run(version: str, *, out_dir: Path, baseline: str = BASELINE, expectations: Path | None = None,
         profile: str = "ci", no_generate: bool = False, cases_root: Path | None = None,
-        surfaces: list[str] | None = None, log: Callable[[str], None] = lambda message: None) -> GateResult:
-    """Gate one release; writes ``<out_dir>/harbor-VERSION.jsonl`` and ``.md``."""
+        surfaces: list[str] | None = None, lookup: Callable[[str], tuple[str, Any] | None] | None = None,
+        log: Callable[[str], None] = lambda message: None) -> GateResult:
+    """Gate one release; writes ``<out_dir>/harbor-VERSION.jsonl`` and ``.md``.
+
+    ``lookup``: a case's description and input by id (:func:`corpus_lookup`), read once for many releases.
+    """
     known = expectations if expectations is not None else expectations_path(version)
     options = certification.Options(
         candidate=f"harbor=={version}", oracle=f"harbor=={baseline}", profile=profile,
         no_generate=no_generate, expectations=known, cases_root=cases_root, surfaces=surfaces)
     report = out_dir / f"harbor-{version}.jsonl"
     result = certification.certify(options, report, log=log)
-    text = markdown.changes(read(report), baseline=baseline, release=version,
-                            lookup=corpus_lookup(cases_root or case_corpus.default_root()))
+    if lookup is None:
+        lookup = corpus_lookup(cases_root or case_corpus.default_root())
+    text = markdown.changes(read(report), baseline=baseline, release=version, lookup=lookup)
     md = out_dir / f"harbor-{version}.md"
     md.write_text(text, encoding="utf-8")
     return GateResult(version, report, md, result)

@@ -54,7 +54,6 @@ class Options:
 
 @dataclass
 class Run:
-    report: Path
     footer: dict[str, Any]
     records: list[dict[str, Any]]
     writer: ReportWriter
@@ -162,7 +161,7 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
         cand.close()
         the_oracle.close()
         footer = writer.close()
-    return Run(report, footer, records, writer, cand.implementation, the_oracle.spec)
+    return Run(footer, records, writer, cand.implementation, the_oracle.spec)
 
 
 def _in_scope(selected, gen_surfaces: list[str], case_globs: list[str] | None) -> Callable[[str], bool]:

@@ -86,7 +86,7 @@ def test_diff_cli_exit_status_and_outputs(two_reports, tmp_path):
     data = json.loads(out_json.read_text())
     assert data["counts"] == {"new-divergence": 1, "fixed": 1, "changed": 1, "only-in-a": 1, "only-in-b": 1}
     assert "`reward.parse::reclassed` | changed | fail [value] | fail [ulp]" in out_md.read_text()
-    # Backwards only fixes and removals remain... and a fixed case read the other way is a new divergence.
+    # A report compared with itself changes nothing.
     back = subprocess.run([sys.executable, "-m", "conformance.cli", "diff", str(b), str(b)],
                           capture_output=True, text=True)
     assert back.returncode == 0 and "0 new-divergence" in back.stdout

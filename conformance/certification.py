@@ -16,12 +16,14 @@ from typing import Any
 from conformance import cases as case_corpus
 from conformance import generate as generation
 from conformance import scope, surfaces
+from conformance.breaker import DEFAULT_LIMIT, Breaker
 from conformance.compare import POLICIES
-from conformance.connect import DEFAULT_TIMEOUT, ConnectError, connect
+from conformance.connect import DEFAULT_TIMEOUT, ConnectError, StartFailure, connect
 from conformance.expectations import ExpectationError, Expectations
 from conformance.oracle_env import OracleSetupError
 from conformance.registry import RegistryError
 from conformance.report import ReportWriter, header
+from conformance.resume import Resumed, resumable
 from conformance.runner import Oracle, run_cases
 
 DEFAULT_ORACLE = "harbor==0.13.1"
@@ -50,6 +52,10 @@ class Options:
     no_cases: bool = False
     no_generate: bool = False
     expectations: Path | None = None
+    timeout_multiplier: float = 1.0  # scales the candidate's request, start and stop timeouts
+    validate_protocol: bool = False  # check every candidate message against the published schemas
+    broken_after: int = DEFAULT_LIMIT  # consecutive crashes, timeouts or protocol errors that end the candidate
+    resume: bool = False  # go on from the report at the report path, keeping what it finished
 
 
 @dataclass
@@ -109,11 +115,21 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
         _close(oracle_conn)
         raise UsageError("nothing to run: generated inputs need a live oracle (not --oracle recorded) and no --case")
     chosen = generation.PROFILES[options.profile]
-    seed = options.seed
+    try:
+        resumed = resumable(report, options, chosen, _policy_name(nan_policy), log) if options.resume else Resumed()
+    except ValueError as e:
+        _close(oracle_conn)
+        raise UsageError(str(e)) from None
+    seed = options.seed if options.seed is not None else resumed.seed
     if seed is None:
         seed = chosen.fixed_seed if chosen.fixed_seed is not None else generation.new_seed()
+    start_problem = None
     try:
-        cand = connect(options.candidate, timeout=options.timeout, log=log)
+        cand = Breaker(connect(options.candidate, timeout=options.timeout, timeout_multiplier=options.timeout_multiplier,
+                               validate=options.validate_protocol, log=log), options.broken_after)
+    except StartFailure as e:  # a candidate that will not start is a result, recorded like any other
+        log(f"the candidate did not start: {e}")
+        cand, start_problem = Breaker.never_started(options.candidate, f"{e.reply.kind}: {e.reply.detail}"), e.reply
     except (ConnectError, OracleSetupError) as e:
         _close(oracle_conn)
         raise UsageError(str(e)) from None
@@ -126,18 +142,21 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
             raise UsageError(f"{options.candidate} claims {scope.of(cand.implementation)}: "
                              "nothing selected falls within it")
     the_oracle = Oracle(oracle_conn)
-    policy_name = nan_policy.name if nan_policy else ", ".join(
-        sorted({f"{s.name}={s.policy.name}" for s in surfaces.SURFACES.values()}))
     writer = ReportWriter(report, header(
         oracle={"spec": the_oracle.spec, "implementation": the_oracle.implementation},
-        candidate={"spec": options.candidate, "implementation": cand.implementation},
-        nan_policy=policy_name,
+        candidate={"spec": options.candidate, "implementation": cand.implementation or None},
+        nan_policy=_policy_name(nan_policy),
         surfaces=sorted({i.case.surface for i in selected} | set(gen_surfaces)),
         cases_root=str(root),
         generation=generation.describe(chosen, seed, options.max_examples) if gen_surfaces else None,
         expectations=str(options.expectations) if options.expectations else None,
-    ))
-    records: list[dict[str, Any]] = []
+        resumed=resumed.history or None,
+    ), resumed.kept)
+    records: list[dict[str, Any]] = [line for line in resumed.kept if line["type"] == "case"]
+    if known is not None:
+        known.seen.update(line["id"] for line in records)
+    if start_problem is not None:
+        writer.candidate_problem("start", start_problem)
 
     def keep(record) -> None:
         if known is not None:
@@ -146,19 +165,26 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
         records.append(record.to_json())
 
     try:
-        for record in run_cases(selected, cand, the_oracle, nan_policy):
+        for record in run_cases([i for i in selected if i.id not in resumed.cases], cand, the_oracle, nan_policy):
             keep(record)
         for name in gen_surfaces:
-            log(f"generating {name} inputs ({options.profile}, seed {seed})")
-            result = generation.generate(name, cand, the_oracle, profile=chosen, seed=seed,
-                                         max_examples=options.max_examples, policy=nan_policy)
+            if name in resumed.generated:
+                continue
+            if cand.broken:
+                result = generation.GenerationResult(name, chosen.name, seed, options.max_examples or
+                                                     chosen.max_examples, error=f"not run: {cand.broken}")
+            else:
+                log(f"generating {name} inputs ({options.profile}, seed {seed})")
+                result = generation.generate(name, cand, the_oracle, profile=chosen, seed=seed,
+                                             max_examples=options.max_examples, policy=nan_policy)
             for record in result.findings:
                 keep(record)
             writer.generated(result.to_json())
         if known is not None:
             writer.tally.stale_expectations = known.stale(_in_scope(selected, gen_surfaces, options.case_globs))
     finally:
-        cand.close()
+        if (stop_problem := cand.close()) is not None:
+            writer.candidate_problem("stop", stop_problem)
         the_oracle.close()
         footer = writer.close()
     return Run(footer, records, writer, cand.implementation, the_oracle.spec)
@@ -181,6 +207,11 @@ def _in_scope(selected, gen_surfaces: list[str], case_globs: list[str] | None) -
         return surface in case_surfaces and (not patterns or any(p.fullmatch(entry_id) for p in patterns))
 
     return in_scope
+
+
+def _policy_name(nan_policy) -> str:
+    return nan_policy.name if nan_policy else ", ".join(
+        sorted({f"{s.name}={s.policy.name}" for s in surfaces.SURFACES.values()}))
 
 
 def _close(connection) -> None:

@@ -20,6 +20,7 @@ from rich.table import Table
 from conformance import cases as case_corpus
 from conformance import certification, surfaces
 from conformance import generate as generation
+from conformance.breaker import DEFAULT_LIMIT
 from conformance.certification import DEFAULT_ORACLE
 from conformance.connect import DEFAULT_TIMEOUT, ConnectError, connect
 from conformance.oracle_env import OracleSetupError
@@ -89,7 +90,8 @@ def _print_problems(records: list[dict], limit: int = 40) -> None:
         if shown > limit:
             out.print("... and more; see the report", highlight=False)
             break
-        out.print(f"[b]{record['outcome'].upper()}[/b] {record['id']}", highlight=False)
+        named = f" ({record['protocol_error']})" if record.get("protocol_error") else ""
+        out.print(f"[b]{record['outcome'].upper()}[/b] {escape(record['id'])}{named}", highlight=False)
         if record.get("origin") == "generated":
             out.print(f"    input: {_input_repr(record)}", highlight=False, markup=False)
         for m in record.get("mismatches", []):
@@ -132,17 +134,24 @@ def certify(
     markdown_out: Annotated[Path | None, typer.Option("--markdown", help="Also write a Markdown summary here ('-': stdout).")] = None,
     junit_out: Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML here.")] = None,
     badge_out: Annotated[Path | None, typer.Option("--badge", help="Also write a shields.io endpoint badge (JSON) here.")] = None,
+    timeout_multiplier: Annotated[float, typer.Option(min=0.01, help="Scale the candidate's request, start and stop timeouts (a slow runtime, a loaded machine).")] = 1.0,
+    validate_protocol: Annotated[bool, typer.Option("--validate-protocol", help="Check every candidate message against the published JSON Schemas.")] = False,
+    broken_after: Annotated[int, typer.Option(min=1, help="Declare the candidate broken after this many consecutive crashes, timeouts or protocol errors; the remaining cases are recorded as broken.")] = DEFAULT_LIMIT,
+    resume: Annotated[bool, typer.Option("--resume", help="Go on from the report of an interrupted run (at --report), keeping the cases it finished.")] = False,
 ) -> None:
     """Certify a candidate against the oracle: the declared cases, then generated inputs."""
     options = certification.Options(
         candidate=candidate, oracle=oracle, surfaces=surface, case_globs=case, cases_root=cases_root,
         timeout=timeout, nan_policy=nan_policy_name, profile=profile, seed=seed, max_examples=max_examples,
-        no_cases=no_cases, no_generate=no_generate, expectations=expectations)
+        no_cases=no_cases, no_generate=no_generate, expectations=expectations,
+        timeout_multiplier=timeout_multiplier, validate_protocol=validate_protocol, broken_after=broken_after,
+        resume=resume)
     path = report if report is not None else Path("reports") / f"{_slug(candidate)}.jsonl"
     run = _certify(options, path)
     _print_problems(run.records)
     impl = run.candidate_implementation
-    _print_tables(run.writer.tally, f"{impl.get('name')} {impl.get('version')} vs {run.oracle_spec}")
+    name = f"{impl['name']} {impl['version']}" if impl else candidate
+    _print_tables(run.writer.tally, f"{name} vs {run.oracle_spec}")
     _print_verdict(candidate, run.writer.tally, run.conforms, path)
     _write_outputs(path, markdown_out, junit_out, badge_out)
     raise typer.Exit(0 if run.conforms else 1)
@@ -164,6 +173,10 @@ def _print_verdict(candidate: str, tally: Tally, conforms: bool, path: Path) -> 
         counts.append(f"{len(tally.findings)} generated divergence(s)")
     if tally.stale_expectations:
         counts.append(f"{len(tally.stale_expectations)} stale expectation(s): {', '.join(tally.stale_expectations)}")
+    if tally.protocol_errors:
+        counts.append("protocol errors: " + ", ".join(f"{n} {name}" for name, n in sorted(tally.protocol_errors.items())))
+    for problem in tally.candidate_problems:
+        counts.append(f"the candidate failed to {problem['stage']} ({problem['outcome']})")
     out.print(f"{candidate}: {verdict} ({', '.join(counts)}); report: {path}")
     if tally.findings:
         out.print(f"make them cases with: conformance promote {path}", highlight=False)

@@ -32,32 +32,35 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from conformance import metric_plugin, wire
+from conformance import metric_plugin, replies, wire
 from conformance.protocol import PROTOCOL_VERSION, STARTED_ADAPTER
 from conformance.registry import Registry
+from conformance.replies import Reply, interpret
+
+__all__ = ["CANDIDATES", "ConnectError", "Connection", "Reply", "StartFailure", "connect", "interpret",
+           "register_candidate"]
 
 # Candidates by name: an object with handle(request), or a spec string (module:attr, exec:COMMAND, ...).
 CANDIDATES: Registry[Any] = Registry("candidate", "harbor_conformance.candidates")
 register_candidate = CANDIDATES.register
 register_candidate("reference", origin="conformance")("conformance.reference:candidate")
-DEFAULT_TIMEOUT = 30.0
-START_TIMEOUT = 120.0
+DEFAULT_TIMEOUT = 30.0  # per request
+START_TIMEOUT = 120.0  # for the handshake: a first start may compile or load a lot
+STOP_TIMEOUT = 10.0  # from `stop` to the process's exit
+MAX_LINE_BYTES = 64 * 1024 * 1024  # one reply line; a job.result output is kilobytes
+
 
 
 class ConnectError(Exception):
     """The spec names nothing that can be connected to."""
 
 
-@dataclass
-class Reply:
-    """One answer to one run request, as the runner sees it.
+class StartFailure(ConnectError):
+    """The program ran but gave no valid handshake; ``reply`` says how (timeout, crash, protocol-error)."""
 
-    kind: output | raised | skipped | errored | crash | timeout | protocol-error
-    """
-
-    kind: str
-    value: Any = None  # decoded output, or the raised exception's class name
-    detail: str = ""
+    def __init__(self, message: str, reply: Reply) -> None:
+        super().__init__(message)
+        self.reply = reply
 
 
 class Connection(Protocol):
@@ -66,37 +69,18 @@ class Connection(Protocol):
 
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply: ...
 
-    def close(self) -> None: ...
+    def close(self) -> Reply | None:
+        """Stop the implementation; what went wrong doing so (a hang is a ``timeout``), or None."""
 
 
-def interpret(reply: Any, seq: int) -> Reply:
-    """Turn a reply message into a Reply; anything malformed is a protocol error."""
-    if not isinstance(reply, dict):
-        return Reply("protocol-error", detail=f"reply is not a JSON object: {reply!r:.200}")
-    if reply.get("seq") != seq:
-        return Reply("protocol-error", detail=f"reply seq {reply.get('seq')!r} for request seq {seq}")
-    keys = set(reply) - {"seq"}
-    if keys == {"output"}:
-        try:
-            return Reply("output", wire.decode(reply["output"]))
-        except wire.WireError as e:
-            return Reply("protocol-error", detail=f"undecodable output: {e}")
-    if keys == {"raised"} and isinstance(reply["raised"], dict) and isinstance(reply["raised"].get("type"), str):
-        return Reply("raised", reply["raised"]["type"], str(reply["raised"].get("message", "")))
-    if keys == {"skipped"} and isinstance(reply["skipped"], dict) and isinstance(reply["skipped"].get("reason"), str):
-        return Reply("skipped", detail=reply["skipped"]["reason"])
-    if keys == {"errored"} and isinstance(reply["errored"], dict) and isinstance(reply["errored"].get("message"), str):
-        err = reply["errored"]
-        return Reply("errored", detail=str(err.get("message", "")) + ("\n" + err["traceback"] if err.get("traceback") else ""))
-    return Reply("protocol-error", detail=f"reply has neither output, raised, skipped nor errored: {sorted(keys)}")
-
-
-def _check_started(started: Any, spec: str) -> dict[str, Any]:
+def _check_started(started: Any, spec: str, validate: bool = False) -> dict[str, Any]:
     try:
         STARTED_ADAPTER.validate_python(started)
     except ValidationError as e:
         problems = "; ".join(f"{'.'.join(map(str, err['loc'])) or 'reply'}: {err['msg']}" for err in e.errors())
         raise ConnectError(f"{spec}: the start reply is not a valid handshake ({problems}): {started!r:.300}") from None
+    if validate and (problems := replies.schema_problems(started, "protocol-started.json")):
+        raise ConnectError(f"{spec}: the start reply breaks protocol-started.json: {'; '.join(problems)}")
     if started["protocol"] != PROTOCOL_VERSION:
         raise ConnectError(f"{spec}: speaks protocol {started['protocol']!r}, this harness {PROTOCOL_VERSION}")
     return started["implementation"]
@@ -105,58 +89,78 @@ def _check_started(started: Any, spec: str) -> dict[str, Any]:
 class InProcess:
     """A Python object answering protocol dicts directly (no serialisation)."""
 
-    def __init__(self, spec: str, target: Any) -> None:
+    def __init__(self, spec: str, target: Any, *, validate: bool = False) -> None:
         self.spec = spec
         self.target = target
-        self.implementation = _check_started(target.handle({"cmd": "start", "protocol": PROTOCOL_VERSION}), spec)
+        self.validate = validate
+        self.implementation = _check_started(target.handle({"cmd": "start", "protocol": PROTOCOL_VERSION}), spec,
+                                             validate)
 
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
         try:
             reply = self.target.handle({"cmd": "run", "seq": seq, "surface": surface, "input": input_wire})
         except Exception as e:  # an in-process crash is still only this case's outcome
             return Reply("crash", detail=f"{type(e).__name__}: {e}")
-        return interpret(reply, seq)
+        return replies.checked(reply, seq, surface, self.implementation, validate=self.validate)
 
-    def close(self) -> None:
+    def close(self) -> Reply | None:
         try:
             self.target.handle({"cmd": "stop"})
-        except Exception:
-            pass
+        except Exception as e:
+            return Reply("crash", detail=f"on stop: {type(e).__name__}: {e}")
+        return None
 
 
 @dataclass
 class _Process:
     popen: subprocess.Popen
-    lines: queue.Queue
+    lines: queue.Queue  # raw lines; None at end of file; _OVERSIZED after a line too long
     stderr: collections.deque = field(default_factory=lambda: collections.deque(maxlen=200))
 
 
+_OVERSIZED = object()
+
+
 class Subprocess:
-    """A program speaking JSON Lines; restarted (handshake replayed) after a crash or timeout."""
+    """A program speaking JSON Lines; killed on a hang or a protocol error, restarted (handshake replayed) after."""
 
     def __init__(self, spec: str, argv: list[str], *, env: dict[str, str] | None = None,
-                 timeout: float = DEFAULT_TIMEOUT, start_timeout: float = START_TIMEOUT) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, start_timeout: float = START_TIMEOUT,
+                 stop_timeout: float = STOP_TIMEOUT, max_line_bytes: int = MAX_LINE_BYTES,
+                 validate: bool = False) -> None:
         self.spec = spec
         self.argv = argv
         self.env = env
         self.timeout = timeout
         self.start_timeout = start_timeout
+        self.stop_timeout = stop_timeout
+        self.max_line_bytes = max_line_bytes
+        self.validate = validate
         self.workdir = Path(tempfile.mkdtemp(prefix="conformance-candidate-"))
         self.process: _Process | None = None
-        self.implementation = self._start()
+        self.answered: set[int] = set()  # seqs replied to by the running process
+        try:
+            self.implementation = self._start()
+        except ConnectError:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
 
     def _spawn(self) -> _Process:
         try:
             popen = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=self.workdir, env=self.env, bufsize=0,
+                cwd=self.workdir, env=self.env,
             )
         except OSError as e:
             raise ConnectError(f"{self.spec}: cannot start {self.argv[0]!r}: {e}") from None
         proc = _Process(popen, queue.Queue())
+        limit = self.max_line_bytes
 
         def read_stdout() -> None:
-            for raw in iter(popen.stdout.readline, b""):
+            while raw := popen.stdout.readline(limit + 1):
+                if len(raw) > limit:
+                    proc.lines.put(_OVERSIZED)  # the process is killed; the rest of the line is not read
+                    return
                 proc.lines.put(raw)
             proc.lines.put(None)
 
@@ -166,6 +170,7 @@ class Subprocess:
 
         threading.Thread(target=read_stdout, daemon=True).start()
         threading.Thread(target=read_stderr, daemon=True).start()
+        self.answered = set()
         return proc
 
     def _send(self, message: dict[str, Any]) -> bool:
@@ -173,21 +178,40 @@ class Subprocess:
             self.process.popen.stdin.write((wire.dumps(message) + "\n").encode())
             self.process.popen.stdin.flush()
             return True
-        except (BrokenPipeError, OSError):
+        except (BrokenPipeError, OSError, ValueError):
             return False
 
     def _receive(self, timeout: float) -> tuple[str, Any]:
-        """('line', parsed) | ('eof', None) | ('timeout', None) | ('garbage', text)."""
+        """('line', message) | ('eof', None) | ('timeout', None) | ('error', protocol-error Reply)."""
         try:
             raw = self.process.lines.get(timeout=timeout)
         except queue.Empty:
             return "timeout", None
+        return self._parsed(raw)
+
+    def _parsed(self, raw: Any) -> tuple[str, Any]:
         if raw is None:
             return "eof", None
+        if raw is _OVERSIZED:
+            return "error", replies.protocol_error(
+                "oversized-line", f"a stdout line longer than {self.max_line_bytes} bytes")
+        message, problem = replies.parse_line(raw)
+        return ("error", problem) if problem else ("line", message)
+
+    def _unsolicited(self) -> Reply | None:
+        """A line already waiting before a request is sent: nobody asked for it."""
         try:
-            return "line", wire.loads(raw)
-        except wire.WireError:
-            return "garbage", raw[:200].decode("utf-8", "replace")
+            raw = self.process.lines.get_nowait()
+        except queue.Empty:
+            return None
+        status, parsed = self._parsed(raw)
+        if status == "eof":
+            self.process.lines.put(None)  # the process is gone; the request finds out
+            return None
+        if status == "error":
+            return parsed
+        return replies.protocol_error(
+            "unsolicited-reply", f"a line written while no request was outstanding: {wire.dumps(parsed)[:200]}")
 
     def stderr_tail(self, lines: int = 20) -> str:
         return "\n".join(list(self.process.stderr)[-lines:]) if self.process else ""
@@ -195,71 +219,87 @@ class Subprocess:
     def _start(self) -> dict[str, Any]:
         self.process = self._spawn()
         if not self._send({"cmd": "start", "protocol": PROTOCOL_VERSION}):
-            raise ConnectError(f"{self.spec}: exited before the handshake\n{self.stderr_tail()}")
+            self._kill()
+            raise StartFailure(f"{self.spec}: exited before the handshake\n{self.stderr_tail()}",
+                               Reply("crash", detail=f"exited before the handshake\n{self.stderr_tail()}"))
         status, message = self._receive(self.start_timeout)
         if status != "line":
             self._kill()
-            raise ConnectError(f"{self.spec}: no handshake ({status})\n{self.stderr_tail()}")
+            reply = {
+                "timeout": Reply("timeout", detail=f"no handshake within {self.start_timeout:g}s"),
+                "eof": Reply("crash", detail=f"exited with status {self.process.popen.returncode} before the "
+                                             f"handshake\n{self.stderr_tail()}"),
+            }.get(status) or message
+            raise StartFailure(f"{self.spec}: no handshake: {reply.detail}", reply)
         try:
-            return _check_started(message, self.spec)
-        except ConnectError:
+            return _check_started(message, self.spec, self.validate)
+        except ConnectError as e:
             self._kill()
-            raise
+            raise StartFailure(str(e), replies.protocol_error("bad-handshake", str(e))) from None
 
     def _kill(self) -> None:
         if self.process and self.process.popen.poll() is None:
             self.process.popen.kill()
+        if self.process:
             try:
                 self.process.popen.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
 
-    def _restart(self) -> None:
+    def _lost(self, reply: Reply) -> Reply:
+        """The process is out of step (hung, or said something wrong): kill it; the next request restarts it."""
         self._kill()
-        self.implementation = self._start()
+        self.process = None
+        return reply
 
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
         if self.process is None or self.process.popen.poll() is not None:
+            self._kill()
             try:
-                self._restart()
+                self.implementation = self._start()
+            except StartFailure as e:
+                self.process = None
+                return Reply(e.reply.kind, detail=f"could not restart: {e.reply.detail}", error=e.reply.error)
             except ConnectError as e:
+                self.process = None
                 return Reply("crash", detail=f"could not restart: {e}")
+        if (stray := self._unsolicited()) is not None:
+            return self._lost(stray)
         if not self._send({"cmd": "run", "seq": seq, "surface": surface, "input": input_wire}):
             tail = self.stderr_tail()
-            self._kill()
-            return Reply("crash", detail=f"exited (stdin closed)\n{tail}")
+            return self._lost(Reply("crash", detail=f"exited (stdin closed)\n{tail}"))
         status, message = self._receive(self.timeout)
         if status == "timeout":
-            self._kill()
-            self.process = None
-            return Reply("timeout", detail=f"no reply within {self.timeout:g}s")
+            return self._lost(Reply("timeout", detail=f"no reply within {self.timeout:g}s"))
         if status == "eof":
-            try:
-                self.process.popen.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._kill()
+            self._kill()
             code = self.process.popen.returncode
             return Reply("crash", detail=f"exited with status {code}\n{self.stderr_tail()}")
-        if status == "garbage":
-            # Whatever follows is out of step; start afresh for the next request.
-            self._kill()
-            self.process = None
-            return Reply("protocol-error", detail=f"not a JSON line on stdout: {message!r}")
-        reply = interpret(message, seq)
+        if status == "error":
+            return self._lost(message)
+        reply = replies.checked(message, seq, surface, self.implementation, answered=self.answered,
+                                validate=self.validate)
         if reply.kind == "protocol-error":
-            self._kill()
-            self.process = None
+            return self._lost(reply)
+        self.answered.add(seq)
         return reply
 
-    def close(self) -> None:
+    def close(self) -> Reply | None:
+        """Send ``stop`` and wait for the process to exit; one that does not is killed: a ``timeout``."""
+        problem = None
         if self.process and self.process.popen.poll() is None:
             self._send({"cmd": "stop"})
             try:
                 self.process.popen.stdin.close()
-                self.process.popen.wait(timeout=10)
-            except (subprocess.TimeoutExpired, OSError):
+            except OSError:
+                pass
+            try:
+                self.process.popen.wait(timeout=self.stop_timeout)
+            except subprocess.TimeoutExpired:
                 self._kill()
+                problem = Reply("timeout", detail=f"still running {self.stop_timeout:g}s after `stop`; killed")
         shutil.rmtree(self.workdir, ignore_errors=True)
+        return problem
 
 
 def harbor_argv(harbor_version: str, *, coverage_data: Path | None = None, log=lambda message: None) -> list[str]:
@@ -322,38 +362,52 @@ def _import_attr(spec: str) -> Any:
     return obj
 
 
-def connect(spec: str, *, timeout: float = DEFAULT_TIMEOUT, coverage_data: Path | None = None,
-            log=lambda message: None) -> Connection:
-    """``coverage_data``: only for ``harbor==X``, run harbor under coverage.py into that file."""
+def connect(spec: str, *, timeout: float = DEFAULT_TIMEOUT, timeout_multiplier: float = 1.0, validate: bool = False,
+            coverage_data: Path | None = None, log=lambda message: None) -> Connection:
+    """Connect to what ``spec`` names.
+
+    ``timeout``: per request; ``timeout_multiplier`` scales it and the start
+    and stop timeouts (a slow runtime, a loaded machine). ``validate``: check
+    every message against the published JSON Schemas (--validate-protocol).
+    ``coverage_data``: only for ``harbor==X``, run harbor under coverage.py into that file.
+    """
     if coverage_data is not None and not spec.startswith("harbor=="):
         raise ConnectError(f"{spec}: coverage is measured only for harbor==VERSION, the oracle's own code")
+    if timeout_multiplier <= 0 or timeout <= 0:
+        raise ConnectError(f"{spec}: timeouts must be positive (timeout {timeout}, multiplier {timeout_multiplier})")
+    scaled = {"start_timeout": START_TIMEOUT * timeout_multiplier, "stop_timeout": STOP_TIMEOUT * timeout_multiplier,
+              "validate": validate}
     if spec.startswith("exec:"):
         argv = [_absolute_if_path(arg) for arg in shlex.split(spec[len("exec:"):])]
         if not argv:
             raise ConnectError("exec: needs a command, e.g. exec:'python -m conformance.reference'")
         from conformance import oracle_env
 
-        return Subprocess(spec, argv, env=oracle_env.script_environment(), timeout=timeout)
+        return Subprocess(spec, argv, env=oracle_env.script_environment(), timeout=timeout * timeout_multiplier,
+                          **scaled)
     if spec.startswith("harbor=="):
         version = spec[len("harbor=="):]
         argv = harbor_argv(version, coverage_data=coverage_data, log=log)
         from conformance import oracle_env
 
-        return Subprocess(spec, argv, env=oracle_env.script_environment(), timeout=max(timeout, 120.0))
+        # A harbor job runs real trials: never less than 120 s a request.
+        return Subprocess(spec, argv, env=oracle_env.script_environment(),
+                          timeout=max(timeout, 120.0) * timeout_multiplier, **scaled)
     if spec.startswith(metric_plugin.PREFIX):
         try:
-            return InProcess(spec, metric_plugin.candidate(spec[len(metric_plugin.PREFIX):]))
+            return InProcess(spec, metric_plugin.candidate(spec[len(metric_plugin.PREFIX):]), validate=validate)
         except metric_plugin.PluginError as e:
             raise ConnectError(str(e)) from None
     if ":" not in spec and spec in CANDIDATES:
         target = CANDIDATES.get(spec)
         if not isinstance(target, str):
-            return InProcess(spec, _in_process_target(spec, target))
-        connection = connect(target, timeout=timeout, log=log)
+            return InProcess(spec, _in_process_target(spec, target), validate=validate)
+        connection = connect(target, timeout=timeout, timeout_multiplier=timeout_multiplier, validate=validate,
+                             log=log)
         connection.spec = spec  # reported under the name it was asked for
         return connection
     if ":" in spec:
-        return InProcess(spec, _in_process_target(spec, _import_attr(spec)))
+        return InProcess(spec, _in_process_target(spec, _import_attr(spec)), validate=validate)
     raise ConnectError(
         f"unknown candidate {spec!r}: use one of {', '.join(CANDIDATES.names())}, harbor==VERSION, "
         f"module:attr, exec:COMMAND or evsys:METRIC"

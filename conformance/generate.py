@@ -132,6 +132,10 @@ def _leaves(error: BaseException) -> list[BaseException]:
     return [error]
 
 
+class CandidateBroken(Exception):
+    """The candidate was declared broken while generating: the generator stops."""
+
+
 @dataclass
 class GenerationResult:
     surface: str
@@ -215,6 +219,8 @@ def _round(
         result.inputs_run += 1
         calls += 1
         record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
+        if record.outcome == "broken":
+            raise CandidateBroken(record.detail)  # nothing more can be learnt from this candidate
         if profile.target_ulps:
             hypothesis.target(float(max((m.ulps or 0 for m in record.mismatches), default=0)), label="ulps")
         if record.outcome == "pass":
@@ -249,6 +255,9 @@ def _round(
         if isinstance(error, KeyboardInterrupt):
             raise
         others = [e for e in _leaves(error) if not isinstance(e, Divergence)]
-        if others:
+        broken = [e for e in others if isinstance(e, CandidateBroken)]
+        if broken:
+            result.error = str(broken[0])[:4000]
+        elif others:
             result.error = f"{type(others[0]).__name__}: {others[0]}"[:4000]
     return latest, (drawn_before_first if drawn_before_first is not None else budget)

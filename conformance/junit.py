@@ -14,7 +14,7 @@ from conformance.markdown import first_difference, result_text
 from conformance.report import Report
 
 FAILURES = {"fail", "xpass"}
-ERRORS = {"error", "crash", "timeout", "protocol-error"}
+ERRORS = {"error", "crash", "timeout", "protocol-error", "broken"}
 SKIPPED = {"skip", "xfail"}
 
 

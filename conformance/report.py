@@ -2,12 +2,18 @@
 
 Everything else (terminal table, summaries) is derived from these lines, so a
 report can be re-read and re-summarised later. A run killed midway leaves a
-readable report: every line written is complete.
+readable report: every line written is complete (but perhaps the last), and
+``certify --resume`` goes on from it.
+
+Line types: ``header``; ``case`` (a case, or a generated divergence);
+``generated`` (a surface's generator finished); ``candidate`` (the candidate
+failed to start or to stop); ``footer``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sys
 from collections import Counter
@@ -31,7 +37,7 @@ def _now() -> str:
 def header(
     *, oracle: dict[str, Any], candidate: dict[str, Any], nan_policy: str, surfaces: list[str],
     cases_root: str, argv: list[str] | None = None, generation: dict[str, Any] | None = None,
-    expectations: str | None = None,
+    expectations: str | None = None, resumed: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     return {
         "type": "header",
@@ -48,6 +54,7 @@ def header(
         # profile, seed and budget of the generated inputs (None when not generated): enough to re-run them
         "generation": generation,
         "expectations": expectations,  # the expectation file applied, if any
+        "resumed": resumed,  # the interrupted runs whose finished lines this report keeps, if any
         "python": platform.python_version(),
         "argv": argv if argv is not None else sys.argv,
         "started_at": _now(),
@@ -65,6 +72,8 @@ class Tally:
     findings: list[str] = field(default_factory=list)  # ids of generated inputs that diverged
     expected_findings: list[str] = field(default_factory=list)  # ... as the expectation file lists them
     stale_expectations: list[str] = field(default_factory=list)  # entries naming no case of the run
+    protocol_errors: Counter = field(default_factory=Counter)  # by name, over cases and findings
+    candidate_problems: list[dict[str, Any]] = field(default_factory=list)  # failed start or stop: its "candidate" line
 
     def add_generated(self, line: dict[str, Any]) -> None:
         self.generated[line["surface"]] = line
@@ -74,6 +83,8 @@ class Tally:
         return [f"{s}: {g['error']}" for s, g in sorted(self.generated.items()) if g.get("error")]
 
     def add(self, record: dict[str, Any]) -> None:
+        if record.get("protocol_error"):
+            self.protocol_errors[record["protocol_error"]] += 1
         if record.get("origin") == "generated":
             # A shrunk generator finding: counted with its generator's line, not as a case.
             (self.expected_findings if record["outcome"] == "xfail" else self.findings).append(record["id"])
@@ -92,7 +103,8 @@ class Tally:
         checked = self.total > 0 or bool(self.generated)
         conforming = self.outcomes["pass"] + self.outcomes["xfail"]
         return (checked and conforming == self.total and not self.stale_recordings
-                and not self.findings and not self.generator_errors and not self.stale_expectations)
+                and not self.findings and not self.generator_errors and not self.stale_expectations
+                and not self.candidate_problems)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -105,19 +117,36 @@ class Tally:
             "findings": len(self.findings),
             "expected_findings": len(self.expected_findings),
             "stale_expectations": self.stale_expectations,
+            "protocol_errors": dict(sorted(self.protocol_errors.items())),
+            "candidate_problems": [f"{p['stage']}: {p['outcome']}" for p in self.candidate_problems],
             "conforms": self.conforms,
         }
 
 
 class ReportWriter:
-    def __init__(self, path: Path | None, head: dict[str, Any]) -> None:
+    """Writes a report line by line, each flushed as it is written.
+
+    ``kept``: the lines of an interrupted run that a resumed run keeps. They
+    are written, after the header, to a new file that then replaces the old
+    one in a single rename, so a run killed while resuming still leaves one
+    whole report.
+    """
+
+    def __init__(self, path: Path | None, head: dict[str, Any], kept: list[dict[str, Any]] = ()) -> None:
         self.path = path
         self.tally = Tally()
         self._handle: IO[str] | None = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = open(path, "w", encoding="utf-8")
+            writing = path.with_name(path.name + ".resuming") if kept else path
+            self._handle = open(writing, "w", encoding="utf-8")
         self._write(head)
+        for line in kept:
+            {"case": self.tally.add, "generated": self.tally.add_generated,
+             "candidate": self.tally.candidate_problems.append}[line["type"]](line)
+            self._write(line)
+        if kept and path is not None:
+            os.replace(writing, path)
 
     def _write(self, line: dict[str, Any]) -> None:
         if self._handle is not None:
@@ -128,6 +157,14 @@ class ReportWriter:
         data = record.to_json()
         self.tally.add(data)
         self._write(data)
+
+    def candidate_problem(self, stage: str, reply: Any) -> None:
+        """The candidate failed to ``start`` or to ``stop``: ``reply`` (a connect.Reply) says how."""
+        line = {"type": "candidate", "stage": stage, "outcome": reply.kind, "detail": reply.detail}
+        if reply.error:
+            line["protocol_error"] = reply.error
+        self.tally.candidate_problems.append(line)
+        self._write(line)
 
     def generated(self, line: dict[str, Any]) -> None:
         """A surface's generator finished: its findings are already recorded; this is its summary."""
@@ -149,6 +186,7 @@ class Report:
     footer: dict[str, Any] | None
     truncated: bool = False  # a last line cut short by a killed run
     generated: list[dict[str, Any]] = field(default_factory=list)
+    candidate_problems: list[dict[str, Any]] = field(default_factory=list)
 
     def tally(self) -> Tally:
         tally = Tally()
@@ -156,13 +194,14 @@ class Report:
             tally.add(record)
         for line in self.generated:
             tally.add_generated(line)
+        tally.candidate_problems = list(self.candidate_problems)
         if self.footer is not None:
             tally.stale_expectations = list(self.footer.get("stale_expectations", []))
         return tally
 
 
 def read(path: Path) -> Report:
-    head, records, generated, foot, truncated = None, [], [], None, False
+    head, records, generated, problems, foot, truncated = None, [], [], [], None, False
     lines = path.read_text(encoding="utf-8").splitlines()
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -183,6 +222,8 @@ def read(path: Path) -> Report:
             records.append(data)
         elif kind == "generated":
             generated.append(data)
+        elif kind == "candidate":
+            problems.append(data)
         else:
             raise ValueError(f"{path}:{number}: unknown line type {kind!r}")
-    return Report(head, records, foot, truncated, generated)
+    return Report(head, records, foot, truncated, generated, problems)

@@ -6,7 +6,8 @@ Outcomes:
     error           the candidate answered ``errored`` (or the oracle could not answer)
     crash           the candidate process died (it is restarted for the next case)
     timeout         no reply in time (the process is killed and restarted)
-    protocol-error  the reply was not a valid protocol message
+    protocol-error  the reply was not a valid protocol message (``protocol_error`` names which rule it broke)
+    broken          not run: the candidate had been declared broken (it never started, or kept failing)
     skip            the candidate declined the surface; counts against conformance
     xfail           a divergence listed, as it is, in the candidate's expectation file
     xpass           a case listed there that conforms: the entry is out of date (fails the run)
@@ -29,9 +30,9 @@ from conformance.connect import ConnectError, Connection, Reply
 from oracles.agent_challenge import listed_reason_code
 
 CONFORMING = frozenset({"pass", "xfail"})
-OUTCOMES = ("pass", "fail", "error", "crash", "timeout", "protocol-error", "skip", "xfail", "xpass")
+OUTCOMES = ("pass", "fail", "error", "crash", "timeout", "protocol-error", "broken", "skip", "xfail", "xpass")
 # The outcomes of a divergence: what an expectation file can list.
-DIVERGING = frozenset({"fail", "error", "crash", "timeout", "protocol-error", "skip"})
+DIVERGING = frozenset({"fail", "error", "crash", "timeout", "protocol-error", "broken", "skip"})
 
 
 @dataclass
@@ -43,6 +44,7 @@ class CaseRecord:
     candidate: dict[str, Any] | None = None
     mismatches: list[Mismatch] = field(default_factory=list)
     detail: str = ""
+    protocol_error: str | None = None  # with protocol-error: its name (conformance.replies.PROTOCOL_ERRORS)
     recording: str | None = None  # "agrees" | "stale" | "missing" when a live oracle ran
     recording_mismatches: list[Mismatch] = field(default_factory=list)
     seconds: float = 0.0
@@ -59,7 +61,7 @@ class CaseRecord:
         if self.origin != "case":
             data["origin"] = self.origin
             data["input"] = wire.encode(self.input)
-        for name in ("oracle", "candidate", "recording", "expected_divergence"):
+        for name in ("oracle", "candidate", "protocol_error", "recording", "expected_divergence"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.mismatches:
@@ -155,6 +157,9 @@ def run_input(
     started = time.perf_counter()
     input_wire = wire.encode(value)
     record = CaseRecord(case_id, surface_name, "pass")
+    if getattr(candidate, "broken", ""):  # recorded, not run: the oracle's answer would compare with nothing
+        record.outcome, record.detail = "broken", f"not run: {candidate.broken}"
+        return record
 
     try:
         live = oracle.for_surface(surface)
@@ -186,7 +191,7 @@ def run_input(
     actual = as_result(reply, surface)
     if actual is None:
         record.outcome = {"errored": "error", "skipped": "skip"}.get(reply.kind, reply.kind)
-        record.detail = reply.detail
+        record.detail, record.protocol_error = reply.detail, reply.error
     else:
         record.candidate = result_json(actual)
         record.mismatches = compare(expected, actual, policy, surface.unordered)

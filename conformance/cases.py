@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from conformance import surfaces
 from conformance.compare import Result
-from conformance.yaml_values import CaseLoader, lint
+from conformance.yaml_values import AliasError, CaseLoader, lint
 
 ID_PATTERN = r"^[a-z][a-z0-9_.]*::[a-z0-9][a-z0-9._-]*$"
 
@@ -163,6 +163,9 @@ def load_file(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
         return [], [CaseError(path, 1, None, f"cannot read: {e}")]
     try:
         root = yaml.compose(text, Loader=CaseLoader)
+    except AliasError as e:
+        line = e.problem_mark.line + 1
+        return [], [CaseError(path, line, _owner(case_nodes(e.node), line), e.problem)]
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         return [], [CaseError(path, mark.line + 1 if mark else 1, None, f"bad YAML: {e}")]

@@ -231,7 +231,8 @@ def summary(
     cand = head.get("candidate", {}).get("spec", "?")
     _print_tables(tally, f"{cand} vs {head.get('oracle', {}).get('spec', '?')}")
     if data.footer is None:
-        out.print("[yellow]the report has no footer: the run did not finish[/yellow]")
+        out.print("[yellow]the report has no footer: the run did not finish[/yellow] (the same `certify` "
+                  f"command with `--resume --report {escape(str(report))}` goes on from it)")
     _write_outputs(report, markdown_out, junit_out, badge_out)
     raise typer.Exit(0 if tally.conforms and data.footer is not None else 1)
 

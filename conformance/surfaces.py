@@ -15,9 +15,11 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -93,6 +95,43 @@ class _Input(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
+def _inside(path: Any) -> bool:
+    relative = PurePosixPath(path) if isinstance(path, str) else None
+    return relative is not None and not relative.is_absolute() and ".." not in relative.parts and bool(relative.parts)
+
+
+def _script_names(files: dict[str, bytes] | None) -> dict[str, bytes] | None:
+    """The files an input ships are written under their names: each must land inside the folder."""
+    for name in files or {}:
+        if not _inside(name):
+            raise ValueError(f"file name {name!r} must be a relative path inside the folder "
+                             f"(not absolute, no '..', not empty)")
+    return files
+
+
+# The files an input ships (relative name -> bytes), written into the folder it runs in.
+ScriptFiles = Annotated[dict[StrictStr, StrictBytes] | None, AfterValidator(_script_names)]
+
+
+def _script_path(metric: dict[str, Any]) -> dict[str, Any]:
+    """A metric's ``kwargs.script_path`` (what a ``uv-script`` metric runs) must stay in the folder it runs from.
+
+    It may name a file the input does not ship (harbor's error is a case), or be
+    left out; it may not reach a script elsewhere on the machine that runs it.
+    """
+    kwargs = metric.get("kwargs")
+    if isinstance(kwargs, dict) and "script_path" in kwargs:
+        path = kwargs["script_path"]
+        if not _inside(path):
+            raise ValueError(f"kwargs.script_path {path!r} must be a relative path inside the folder "
+                             f"(not absolute, no '..', not empty)")
+    return metric
+
+
+# A metric object as a dataset's registry.json lists it.
+Metric = Annotated[dict[StrictStr, Any], AfterValidator(_script_path)]
+
+
 @surface(
     "reward.parse",
     summary="reward.txt / reward.json bytes to the rewards dict a trial holds",
@@ -122,9 +161,9 @@ class MetricComputeInput(_Input):
     under its relative name, into the folder the metric is computed from.
     """
 
-    metric: dict[StrictStr, Any]
+    metric: Metric
     rewards: list[RewardDict | None]
-    scripts: dict[StrictStr, StrictBytes] | None = None
+    scripts: ScriptFiles = None
 
 
 class Trial(_Input):
@@ -226,7 +265,7 @@ class JobDataset(_Input):
     """A registry dataset: its metrics as registry.json lists them, and its tasks in order."""
 
     name: DatasetName
-    metrics: list[dict[StrictStr, Any]] = Field(default_factory=list)
+    metrics: list[Metric] = Field(default_factory=list)
     tasks: list[JobTask] = Field(default_factory=list)
 
 
@@ -246,10 +285,10 @@ class JobResultInput(_Input):
 
     agents: list[JobAgent] = Field(min_length=1, max_length=4)
     n_attempts: StrictInt = Field(default=1, ge=1, le=10)
-    metrics: list[dict[StrictStr, Any]] = Field(default_factory=list)
+    metrics: list[Metric] = Field(default_factory=list)
     tasks: list[JobTask] = Field(default_factory=list)
     datasets: list[JobDataset] = Field(default_factory=list)
-    scripts: dict[StrictStr, StrictBytes] | None = None
+    scripts: ScriptFiles = None
 
     @model_validator(mode="after")
     def _consistent(self) -> JobResultInput:

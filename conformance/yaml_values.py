@@ -12,6 +12,10 @@ case files spell values with tags:
 
 Plain ints are allowed in canonical decimal form only; plain booleans only as
 ``true``/``false``. :func:`lint` finds every plain scalar that breaks this.
+
+A case file can name no code to run (any other non-standard tag, ``!!python/...``
+included, is refused) and no file outside the corpus; anchors and aliases are
+refused too.
 """
 
 from __future__ import annotations
@@ -39,10 +43,38 @@ def _float_advice(text: str) -> str:
     return "write it with !float in decimal, or quote it if it is a string"
 
 
+class AliasError(yaml.composer.ComposerError):
+    """An anchor or an alias in a case file; ``node`` is the document with each alias composed as null."""
+
+    def __init__(self, node: yaml.Node, mark: yaml.Mark) -> None:
+        super().__init__(None, None, "anchors and aliases (&name, *name) are not allowed in a case file; "
+                                     "write the value out", mark)
+        self.node = node
+
+
 class CaseLoader(yaml.SafeLoader):
     """SafeLoader plus the value tags; it can construct nothing executable."""
 
     base_dir: Path | None = None  # the case file's folder, for !file
+    _alias_mark: yaml.Mark | None = None  # the first anchor or alias
+
+    # Aliases share one node, so nested ones (an "alias bomb") make a value, and validating it,
+    # exponential in the file's size. Each alias is composed as null, never as what it names, and
+    # the document is refused once composed (the error keeps it, to name the case).
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            self._alias_mark = self._alias_mark or event.start_mark
+            if isinstance(event, yaml.AliasEvent):
+                self.get_event()
+                return yaml.ScalarNode("tag:yaml.org,2002:null", "", event.start_mark, event.end_mark)
+        return super().compose_node(parent, index)
+
+    def compose_document(self):
+        node = super().compose_document()
+        if self._alias_mark is not None:
+            raise AliasError(node, self._alias_mark)
+        return node
 
 
 def parse_float_literal(text: str) -> float:
@@ -90,17 +122,32 @@ def _file(loader: CaseLoader, node: yaml.Node) -> bytes:
         problem = "!file is only allowed in a case file"
     else:
         relative = PurePosixPath(text)
+        target = loader.base_dir / relative
+        # The corpus is the folder holding the surface folders: a link may lead to another
+        # surface's files (cases/job.result/scripts does), never out of the corpus.
+        corpus = loader.base_dir.parent.resolve()
         if relative.is_absolute() or ".." in relative.parts:
             problem = f"!file {text!r} must be a relative path inside the case file's folder"
+        elif not target.resolve().is_relative_to(corpus):
+            problem = f"!file {text!r} leads out of the corpus (through a symbolic link)"
         else:
             try:
-                return (loader.base_dir / relative).read_bytes()
+                return target.read_bytes()
             except OSError as e:
                 problem = f"!file {text!r}: {e.strerror or e}"
     raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark)
 
 
+def _undefined(loader: CaseLoader, node: yaml.Node):
+    # Every tag without a constructor, !!python/object/apply:... among them.
+    tag = node.tag.replace("tag:yaml.org,2002:", "!!", 1)
+    raise yaml.constructor.ConstructorError(
+        None, None, f"tag {tag} is not allowed in a case file; the value tags are !float, !bytes, !hex and !file",
+        node.start_mark)
+
+
 CaseLoader.add_constructor("!file", _file)
+CaseLoader.add_constructor(None, _undefined)
 
 
 @dataclass(frozen=True)

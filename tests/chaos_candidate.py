@@ -87,7 +87,7 @@ def run(message: dict) -> None:
     elif behaviour == "wrong-seq":
         send({**reply, "seq": seq + 1000})
     elif behaviour == "malformed-json":
-        write('{"seq": %d,, "output": null}\n' % seq)
+        write('{"seq": ' + str(seq) + ',, "output": null}\n')
     elif behaviour == "not-protocol":
         write(f"computing seq {seq}...\n")
     elif behaviour == "split-reply":  # pretty-printed: one message over several lines
@@ -98,7 +98,7 @@ def run(message: dict) -> None:
             write(chunk)
             time.sleep(0.05)
     elif behaviour == "huge":
-        write('{"seq": %d, "output": "%s"}\n' % (seq, "x" * (65 * 1024 * 1024)))
+        write('{"seq": ' + str(seq) + ', "output": "' + "x" * (65 * 1024 * 1024) + '"}\n')
     elif behaviour == "slow":
         time.sleep(0.5)
         send(reply)

@@ -12,6 +12,9 @@ from conformance.runner import Oracle
 
 ORACLE_SPEC = "harbor==0.13.1"
 
+# Deliberately broken case files: read by tests/test_broken_corpus.py, never collected as cases.
+collect_ignore = ["broken_cases"]
+
 
 @pytest.fixture(scope="session")
 def corpus():

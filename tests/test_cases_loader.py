@@ -528,3 +528,154 @@ def test_file_tag_outside_a_case_file_is_refused():
 
     with pytest.raises(yaml.YAMLError, match="only allowed in a case file"):
         yaml.load("x: !file a.py\n", Loader=CaseLoader)
+
+
+# -- nothing runs, nothing is read from outside the corpus ------------------------------------
+
+
+@pytest.mark.parametrize(("value", "tag"), [
+    ('!!python/object/apply:os.system ["touch MARKER"]', "!!python/object/apply:os.system"),
+    ('!!python/name:os.system ""', "!!python/name:os.system"),
+])
+def test_python_tags_are_refused_and_run_nothing(tmp_path, monkeypatch, value, tag):
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path, "reward.parse", "x.yaml", f"""\
+        surface: reward.parse
+        cases:
+          - id: reward.parse::a
+            description: d
+            spec: s
+            input: {{reward_txt: {value}}}
+        """)
+    err = only_error(tmp_path)
+    assert (err.file, err.line, err.case_id) == (path, 6, "reward.parse::a")
+    assert f"tag {tag} is not allowed in a case file" in err.message
+    assert not (tmp_path / "MARKER").exists()
+
+
+TWO_CASES = """\
+surface: reward.parse
+cases:
+  - id: reward.parse::a
+    description: d
+    spec: s
+    input: {}
+  - id: reward.parse::b
+    description: d
+    spec: s
+"""
+
+
+@pytest.mark.parametrize(("rest", "line"), [
+    ("    input: &i {}\n    expect: {output: *i}\n", 10),  # an anchor and its alias: the anchor's line
+    ("    input: {}\n    tags: &t [a]\n", 11),  # an anchor alone
+    ("    input: {}\n    tags: [a, *t]\n", 11),  # an alias alone
+])
+def test_anchors_and_aliases_are_refused(tmp_path, rest, line):
+    path = write(tmp_path, "reward.parse", "x.yaml", TWO_CASES + rest)
+    err = only_error(tmp_path)
+    assert (err.file, err.line, err.case_id) == (path, line, "reward.parse::b")
+    assert "anchors and aliases (&name, *name) are not allowed" in err.message
+
+
+def test_an_alias_bomb_is_refused_at_once(tmp_path):
+    # Twelve levels of ten aliases each: 10**12 leaves if it were built, so this returns only if it is not.
+    levels = ["      a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"]
+    levels += [f"      a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 12)]
+    path = write(tmp_path, "reward.parse", "x.yaml", TWO_CASES + "    input: {}\n    expect:\n      output:\n"
+                 + "".join(levels))
+    err = only_error(tmp_path)
+    assert (err.file, err.line, err.case_id) == (path, 13, "reward.parse::b")
+
+
+def test_file_tag_through_a_link_out_of_the_corpus_is_refused(tmp_path):
+    corpus = tmp_path / "corpus"
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "m.py").write_text("x = 1\n")
+    path = write(corpus, "metric.compute", "uv.yaml", UV_CASE.replace("PATH", "scripts/m.py"))
+    (corpus / "metric.compute" / "scripts").symlink_to(tmp_path / "elsewhere")
+    errors = errors_for(corpus)
+    assert [(e.file, e.line, e.case_id) for e in errors] == [(path, 9, "metric.compute::uv")]
+    assert "leads out of the corpus" in errors[0].message
+
+
+def test_file_tag_through_a_link_to_another_surface_folder(tmp_path):
+    # As cases/job.result/scripts links to cases/metric.compute/scripts.
+    (tmp_path / "reward.parse" / "scripts").mkdir(parents=True)
+    (tmp_path / "reward.parse" / "scripts" / "m.py").write_bytes(b"x = 1\n")
+    write(tmp_path, "metric.compute", "uv.yaml", UV_CASE.replace("PATH", "scripts/m.py"))
+    (tmp_path / "metric.compute" / "scripts").symlink_to("../reward.parse/scripts")
+    loaded, errors = check_corpus(tmp_path)
+    assert errors == []
+    assert loaded[0].case.input["scripts"] == {"m.py": b"x = 1\n"}
+
+
+# -- a uv-script metric's script_path ---------------------------------------------------------
+
+SCRIPT_PATH_CASES = {
+    "metric.compute": "{metric: {type: uv-script, kwargs: {script_path: SP}}, rewards: []}",
+    "job.result": "{agents: [{name: nop}], metrics: [{type: uv-script, kwargs: {script_path: SP}}]}",
+    "outcome.summary": "{job: {agents: [{name: nop}], datasets: [{name: ds, metrics: [{type: max}, "
+                       "{type: uv-script, kwargs: {script_path: SP}}]}]}}",
+}
+
+
+def script_path_case(tmp_path: Path, surface: str, script_path: str) -> Path:
+    return write(tmp_path, surface, "x.yaml", f"""\
+        surface: {surface}
+        cases:
+          - id: {surface}::a
+            description: d
+            spec: s
+            input: {SCRIPT_PATH_CASES[surface].replace("SP", script_path)}
+        """)
+
+
+@pytest.mark.parametrize("surface", sorted(SCRIPT_PATH_CASES))
+@pytest.mark.parametrize("script_path", ["/tmp/m.py", "../m.py", "a/../../m.py", "'..'", "''", "'.'", "'./'", "1"])
+def test_script_path_must_stay_in_the_folder(tmp_path, surface, script_path):
+    path = script_path_case(tmp_path, surface, script_path)
+    err = only_error(tmp_path)
+    assert (err.file, err.line, err.case_id) == (path, 3, f"{surface}::a")
+    assert err.message.startswith("input.") and "kwargs.script_path" in err.message
+    assert "must be a relative path inside the folder" in err.message
+
+
+@pytest.mark.parametrize("surface", sorted(SCRIPT_PATH_CASES))
+@pytest.mark.parametrize("script_path", ["m.py", "no_such_script.py", "metrics/m.py", "./m.py", "'m..py'"])
+def test_script_path_inside_the_folder_is_legal(tmp_path, surface, script_path):
+    script_path_case(tmp_path, surface, script_path)
+    assert errors_for(tmp_path) == []
+
+
+def test_a_metric_without_script_path_is_legal(tmp_path):
+    write(tmp_path, "metric.compute", "x.yaml", """\
+        surface: metric.compute
+        cases:
+          - id: metric.compute::a
+            description: d
+            spec: s
+            input: {metric: {type: uv-script, kwargs: {}}, rewards: []}
+          - id: metric.compute::b
+            description: d
+            spec: s
+            input: {metric: {type: uv-script, kwargs: null}, rewards: []}
+        """)
+    assert errors_for(tmp_path) == []
+
+
+@pytest.mark.parametrize("surface", ["metric.compute", "job.result"])
+def test_generated_uv_script_inputs_keep_script_path_in_the_folder(surface):
+    from hypothesis import given, settings
+
+    from conformance import surfaces
+    from conformance.strategies import jobs, reward_lists
+
+    strategy = {"metric.compute": reward_lists.uv_script_inputs, "job.result": jobs.uv_script_jobs}[surface]
+
+    @settings(max_examples=25, database=None, deadline=None)
+    @given(strategy)
+    def check(value):
+        surfaces.get(surface).validate_input(value)
+
+    check()

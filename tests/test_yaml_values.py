@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.yaml_values import CaseLoader, lint, parse_float_literal, render
+from conformance.yaml_values import AliasError, CaseLoader, lint, parse_float_literal, render
 
 
 def bits_of(value: float) -> int:
@@ -172,6 +172,40 @@ def test_hex_rejects_garbage(text):
 def test_loader_is_safe():
     with pytest.raises(yaml.YAMLError):
         load("!!python/object/apply:os.system ['true']")
+
+
+@pytest.mark.parametrize("text", [
+    'x: !!python/object/apply:os.system ["touch MARKER"]',
+    'x: !!python/name:os.system ""',
+    'x: !!python/object/new:subprocess.Popen [["touch", "MARKER"]]',
+    "x: !unknown 1",
+])
+def test_python_and_unknown_tags_are_refused_by_name(tmp_path, monkeypatch, text):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(yaml.constructor.ConstructorError, match="is not allowed in a case file") as info:
+        load(text)
+    assert info.value.problem_mark.line == 0
+    assert not (tmp_path / "MARKER").exists()
+
+
+@pytest.mark.parametrize(("text", "line"), [
+    ("a: &x 1\nb: *x\n", 0),
+    ("a: 1\nb: &x [1]\n", 1),
+    ("a: [1, *x]\n", 0),
+])
+def test_anchors_and_aliases_are_refused(text, line):
+    with pytest.raises(AliasError, match="anchors and aliases") as info:
+        load(text)
+    assert info.value.problem_mark.line == line
+
+
+def test_an_alias_bomb_is_refused_without_being_built():
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 20)]
+    with pytest.raises(AliasError) as info:
+        load("\n".join(levels))
+    # Each alias is composed as null: the document kept for naming the case is as small as the text.
+    assert info.value.node.value[1][1].value[0].value == ""
 
 
 # -- lint -------------------------------------------------------------------------------------

@@ -553,6 +553,31 @@ def oracle(harbor: Annotated[str, typer.Option(help="The harbor release.")] = DE
     out.print(str(env.root), highlight=False)
 
 
+@app.command()
+def smoke(
+    candidate: Annotated[str, typer.Option("--candidate", "-c", help="The candidate spec, as for certify.")],
+    timeout: Annotated[float, typer.Option(help="Seconds a candidate may take per request.")] = DEFAULT_TIMEOUT,
+    timeout_multiplier: Annotated[float, typer.Option(min=0.01, help="Scale the request, start and stop timeouts.")] = 1.0,
+    cases_root: Annotated[Path | None, typer.Option("--cases", help="Where the inputs it sends come from.")] = None,
+) -> None:
+    """Check that a candidate speaks the protocol at all, before any scoring: handshake, one request a surface, stop."""
+    from conformance.smoke import smoke as run_smoke
+
+    try:
+        checks = run_smoke(candidate, timeout=timeout, timeout_multiplier=timeout_multiplier, cases_root=cases_root)
+    except (ConnectError, OracleSetupError) as e:
+        raise _fail(str(e)) from None
+    for check in checks:
+        mark = "[green]ok[/green]  " if check.ok else "[red]FAIL[/red]"
+        out.print(f"{mark} {escape(check.step)}: {escape(check.message)}", highlight=False)
+        if check.hint:
+            out.print(f"       -> {escape(check.hint)}", highlight=False)
+    failed = [c for c in checks if not c.ok]
+    out.print(f"{candidate}: " + ("[green]speaks the protocol[/green]" if not failed else
+                                  f"[red]{len(failed)} problem(s)[/red]"), highlight=False)
+    raise typer.Exit(1 if failed else 0)
+
+
 def main() -> None:
     try:
         app()

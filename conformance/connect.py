@@ -116,6 +116,7 @@ class _Process:
     popen: subprocess.Popen
     lines: queue.Queue  # raw lines; None at end of file; _OVERSIZED after a line too long
     stderr: collections.deque = field(default_factory=lambda: collections.deque(maxlen=200))
+    stderr_reader: threading.Thread | None = None
 
 
 _OVERSIZED = object()
@@ -169,7 +170,8 @@ class Subprocess:
                 proc.stderr.append(raw.decode("utf-8", "replace").rstrip("\n"))
 
         threading.Thread(target=read_stdout, daemon=True).start()
-        threading.Thread(target=read_stderr, daemon=True).start()
+        proc.stderr_reader = threading.Thread(target=read_stderr, daemon=True)
+        proc.stderr_reader.start()
         self.answered = set()
         return proc
 
@@ -214,7 +216,11 @@ class Subprocess:
             "unsolicited-reply", f"a line written while no request was outstanding: {wire.dumps(parsed)[:200]}")
 
     def stderr_tail(self, lines: int = 20) -> str:
-        return "\n".join(list(self.process.stderr)[-lines:]) if self.process else ""
+        if not self.process:
+            return ""
+        if self.process.popen.poll() is not None and self.process.stderr_reader:
+            self.process.stderr_reader.join(timeout=2)  # an exited process's last words may still be in the pipe
+        return "\n".join(list(self.process.stderr)[-lines:])
 
     def _start(self) -> dict[str, Any]:
         self.process = self._spawn()

@@ -21,6 +21,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--candidate", default=None, help="run the YAML cases against this candidate spec")
     group.addoption("--oracle", default="harbor==0.13.1", help="harbor==VERSION, or 'recorded'")
     group.addoption("--candidate-timeout", type=float, default=30.0, help="seconds per request")
+    group.addoption("--candidate-timeout-multiplier", type=float, default=1.0,
+                    help="scale the candidate's request, start and stop timeouts")
+    group.addoption("--validate-protocol", action="store_true", default=False,
+                    help="check every candidate message against the published JSON Schemas")
 
 
 class _Connections:
@@ -30,11 +34,15 @@ class _Connections:
         self._oracle = None
 
     def candidate(self):
+        from conformance.breaker import Breaker
         from conformance.connect import connect
 
         if self._candidate is None:
-            self._candidate = connect(self.config.getoption("candidate"),
-                                      timeout=self.config.getoption("candidate_timeout"))
+            option = self.config.getoption
+            # A candidate that keeps crashing fails the remaining items at once (outcome "broken").
+            self._candidate = Breaker(connect(option("candidate"), timeout=option("candidate_timeout"),
+                                              timeout_multiplier=option("candidate_timeout_multiplier"),
+                                              validate=option("validate_protocol")))
         return self._candidate
 
     def oracle(self):
@@ -123,7 +131,7 @@ class CaseFailure(Exception):
 
     def describe(self) -> str:
         r = self.record
-        lines = [f"{r.id}: {r.outcome}"]
+        lines = [f"{r.id}: {r.outcome}" + (f" ({r.protocol_error})" if r.protocol_error else "")]
         for m in r.mismatches:
             lines.append(f"  {m.cls.value} at {m.path}: oracle {m.expected} / candidate {m.actual}"
                          + (f" ulps={m.ulps}" if m.ulps is not None else ""))

@@ -33,6 +33,26 @@ PROTOCOL_ERRORS = (
 )
 
 
+# What a candidate author can do about each; `conformance smoke` prints them.
+HINTS = {
+    "malformed-json": "write each message with a JSON library; NaN and Infinity are not JSON (floats travel as "
+                      "{\"float\": \"<16 hex digits>\"})",
+    "split-reply": "write each message on one line: no pretty-printing (no indent), one newline at its end",
+    "not-protocol": "stdout carries protocol messages only: send logs, banners and progress to stderr",
+    "oversized-line": "a reply line is limited in size; is the output what the surface asks for?",
+    "wrong-seq": "echo the request's seq in its reply, as the same JSON integer",
+    "unsolicited-reply": "write exactly one reply per request, and nothing while no request is waiting",
+    "invalid-reply": "a reply is {\"seq\": N} plus exactly one of output, raised, skipped, errored; output is a "
+                     "wire value (ints as {\"int\": \"12\"}, floats as {\"float\": \"<bits>\"}): see docs/protocol.md",
+    "undeclared-surface": "answer `skipped` for a surface you do not serve, or list it in the handshake's surfaces",
+    "schema-violation": "check the message against conformance/schemas/ (the detail names the field)",
+    "bad-handshake": "reply to start with {\"protocol\": 1, \"implementation\": {\"name\", \"version\", "
+                     "\"language\", \"surfaces\"}}",
+    "timeout": "flush stdout after every reply; a reply left in a buffer never arrives",
+    "crash": "the process exited: its stderr tail is above",
+}
+
+
 @dataclass
 class Reply:
     """One answer to one run request, as the runner sees it.

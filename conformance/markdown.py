@@ -69,6 +69,13 @@ def summary(report: Report, *, limit: int = 50) -> str:
     if head.get("expectations"):
         facts.append(f"expectations: `{head['expectations']}`")
     lines += [" · ".join(facts), ""]
+    for problem in tally.candidate_problems:
+        lines += [f"> The candidate failed to {problem['stage']}: {problem['outcome']}"
+                  + (f" ({problem['protocol_error']})" if problem.get("protocol_error") else "")
+                  + f" — {(problem.get('detail') or '').strip().splitlines()[0][:200] if problem.get('detail') else ''}", ""]
+    if tally.protocol_errors:
+        lines += ["Protocol errors: " + ", ".join(f"`{name}` {n}" for name, n in sorted(tally.protocol_errors.items())),
+                  ""]
     if tally.total:
         lines += _outcome_table(tally) + [""]
     if tally.generated:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import certification, report
+from conformance import certification, junit, markdown, report
 from conformance.replies import PROTOCOL_ERRORS
 
 CHAOS = Path(__file__).resolve().parent / "chaos_candidate.py"
@@ -128,6 +128,8 @@ def test_a_candidate_that_hangs_on_start_is_killed_and_every_case_recorded(tmp_p
     assert data.footer["candidate_problems"] == ["start: timeout"]
     assert data.header["candidate"]["implementation"] is None
     assert not run.conforms
+    assert "The candidate failed to start: timeout" in markdown.summary(data)
+    assert junit.render(data).count("<error") == len(data.records)  # each case not run is an error, not a pass
 
 
 @pytest.mark.parametrize(("behaviour", "outcome", "error"), [

@@ -164,6 +164,7 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
         writer.record(record)
         records.append(record.to_json())
 
+    finished = False
     try:
         for record in run_cases([i for i in selected if i.id not in resumed.cases], cand, the_oracle, nan_policy):
             keep(record)
@@ -182,11 +183,14 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
             writer.generated(result.to_json())
         if known is not None:
             writer.tally.stale_expectations = known.stale(_in_scope(selected, gen_surfaces, options.case_globs))
+        finished = True
     finally:
+        # Interrupted (Ctrl-C, SIGTERM), the candidate is still stopped and its folder removed; the report
+        # gets no footer, so it reads as unfinished and --resume goes on from it.
         if (stop_problem := cand.close()) is not None:
             writer.candidate_problem("stop", stop_problem)
         the_oracle.close()
-        footer = writer.close()
+        footer = writer.close(footer=finished)
     return Run(footer, records, writer, cand.implementation, the_oracle.spec)
 
 

@@ -171,12 +171,14 @@ class ReportWriter:
         self.tally.add_generated(line)
         self._write(line)
 
-    def close(self) -> dict[str, Any]:
-        footer = {"type": "footer", "finished_at": _now(), **self.tally.to_json()}
-        self._write(footer)
+    def close(self, footer: bool = True) -> dict[str, Any]:
+        """The footer, written unless the run did not finish (``footer=False``)."""
+        line = {"type": "footer", "finished_at": _now(), **self.tally.to_json()}
+        if footer:
+            self._write(line)
         if self._handle is not None:
             self._handle.close()
-        return footer
+        return line
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -39,6 +40,8 @@ def test_a_killed_run_is_summarised_and_resumed_without_repeating_finished_cases
         time.sleep(0.1)
     os.killpg(proc.pid, signal.SIGKILL)  # the harness and its candidate, mid-run
     proc.wait()
+    for folder in {line["cwd"] for line in requests(tmp_path)}:  # what SIGKILL left no one to remove
+        shutil.rmtree(folder, ignore_errors=True)
     with path.open("a") as handle:
         handle.write('{"type": "case", "id": "reward.parse::tx')  # and a last line cut short
     interrupted = report.read(path)
@@ -61,6 +64,23 @@ def test_a_killed_run_is_summarised_and_resumed_without_repeating_finished_cases
     assert [r["id"] for r in done.records[:finished]] == [r["id"] for r in interrupted.records]
     assert done.header["resumed"] == [{"started_at": interrupted.header["started_at"], "kept": finished}]
     assert done.footer["conforms"] is True
+
+
+def test_sigterm_stops_the_candidate_removes_its_folder_and_leaves_an_unfinished_report(tmp_path):
+    path = tmp_path / "report.jsonl"
+    proc = subprocess.Popen(certify_argv(chaos(tmp_path, runs=["slow"] * 100), path),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while case_lines(path) < 3 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)  # as a cancelled CI job is stopped
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "--resume" in stderr
+    data = report.read(path)
+    assert data.footer is None and not data.truncated and len(data.records) >= 3
+    seen = requests(tmp_path)
+    assert seen[-1]["cmd"] == "stop"  # the candidate was told to stop ...
+    assert not Path(seen[0]["cwd"]).exists()  # ... and its folder removed
 
 
 def test_resuming_a_finished_report_runs_nothing_again(tmp_path):

@@ -1,7 +1,9 @@
 """CI sessions: `nox -s tests`, `nox -s certify -- [SPEC]`, `nox -s lint`, `nox -s coverage`,
-`nox -s upgrade-gate -- [VERSION]`, `nox -s harbor-changes`."""
+`nox -s upgrade-gate -- [VERSION]`, `nox -s harbor-changes`, `nox -s bench`, `nox -s explore-sharded`."""
 
 from __future__ import annotations
+
+import subprocess
 
 import nox
 
@@ -56,3 +58,31 @@ def harbor_changes(session: nox.Session) -> None:
     """The gate for every release from 0.13.0 to the newest, written as docs/harbor-changes.md."""
     session.install("-e", ".")
     session.run("conformance", "gate", "--since", "0.13.0", "--doc", "docs/harbor-changes.md", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """What a run costs on this machine: rates per surface, examples per second, whole runs, memory (a table)."""
+    session.install("-e", ".")
+    session.run("python", "-m", "conformance.bench", *session.posargs)
+
+
+@nox.session(name="explore-sharded")
+def explore_sharded(session: nox.Session) -> None:
+    """An explore run split in shards that run at once (as CI matrix jobs would), then combined into one report.
+
+    `nox -s explore-sharded -- SHARDS SEED` (default 2 shards, seed 1).
+    """
+    session.install("-e", ".")
+    count = int(session.posargs[0]) if session.posargs else 2
+    seed = session.posargs[1] if len(session.posargs) > 1 else "1"
+    conformance = str(session.bin) + "/conformance"
+    reports = [f"reports/explore/shard-{i}-of-{count}.jsonl" for i in range(1, count + 1)]
+    runs = [subprocess.Popen([conformance, "certify", "--candidate", "reference", "--no-cases", "--profile",
+                              "explore", "--seed", seed, "--shard", f"{i}/{count}", "--report", reports[i - 1]])
+            for i in range(1, count + 1)]
+    failed = [i for i, run in enumerate(runs, 1) if run.wait() not in (0, 1)]  # 1: a divergence, still a report
+    if failed:
+        session.error(f"shard(s) {failed} did not run")
+    session.run("conformance", "combine", *reports, "--out", "reports/explore/combined.jsonl",
+                "--markdown", "reports/explore/combined.md")

@@ -52,9 +52,20 @@ class Breaker:
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
         if self.broken:
             return Reply("broken", detail=f"not run: {self.broken}")
-        reply = self.connection.run(seq, surface, input_wire)
+        return self._count(self.connection.run(seq, surface, input_wire))
+
+    def run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
+        if self.broken:
+            return [Reply("broken", detail=f"not run: {self.broken}") for _ in items]
+        return [reply if reply is None else self._count(reply) for reply in self.connection.run_batch(items)]
+
+    @property
+    def batch_fallbacks(self) -> list[str]:
+        return getattr(self.connection, "batch_fallbacks", [])
+
+    def _count(self, reply: Reply) -> Reply:
         self.streak = self.streak + 1 if reply.kind in LOST else 0
-        if self.streak >= self.limit:
+        if self.streak >= self.limit and not self.broken:
             last = (reply.error or reply.kind) + ": " + (reply.detail.strip().splitlines() or [""])[0][:200]
             self.broken = f"declared broken after {self.limit} consecutive crashes, timeouts or protocol errors " \
                           f"(the last: {last})"

@@ -67,6 +67,15 @@ def working_folder(files: dict[str, bytes] | None) -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def reads_files(metric: Any, files: dict[str, bytes] | None) -> bool:
+    """Whether computing ``metric`` may touch the working folder: a uv-script, or an input shipping files.
+
+    A built-in metric reads no file; it is computed without a fresh folder,
+    which costs more than the metric itself.
+    """
+    return bool(files) or not isinstance(metric, dict) or metric.get("type") == "uv-script"
+
+
 class SkipSurface(Exception):
     """Raise from a handler to answer ``skipped`` with this reason."""
 
@@ -117,6 +126,7 @@ class Candidate:
             "language": self.language,
             "surfaces": sorted(self.handlers),
             "dependencies": self.dependencies,
+            "batch": True,
         }
         if self.homepage:
             implementation["homepage"] = self.homepage
@@ -149,6 +159,8 @@ class Candidate:
         cmd = request.get("cmd")
         if cmd == "run":
             return self.run(request)
+        if cmd == "batch":
+            return {"seq": request.get("seq"), "replies": [self.run(item) for item in request.get("items", [])]}
         if cmd == "start":
             return self.started(request.get("protocol", 1))
         if cmd == "stop":

@@ -25,6 +25,7 @@ from conformance.registry import RegistryError
 from conformance.report import ReportWriter, header
 from conformance.resume import Resumed, resumable
 from conformance.runner import Oracle, run_cases
+from conformance.shards import Shard
 
 DEFAULT_ORACLE = "harbor==0.13.1"
 
@@ -56,6 +57,7 @@ class Options:
     validate_protocol: bool = False  # check every candidate message against the published schemas
     broken_after: int = DEFAULT_LIMIT  # consecutive crashes, timeouts or protocol errors that end the candidate
     resume: bool = False  # go on from the report at the report path, keeping what it finished
+    shard: Shard | None = None  # run only this part: its cases, its seed, its share of the budget
 
 
 @dataclass
@@ -84,6 +86,7 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
         raise UsageError(f"unknown profile {options.profile!r}; known: {', '.join(generation.PROFILES)}")
     if options.no_cases and options.no_generate:
         raise UsageError("--no-cases and --no-generate together leave nothing to run")
+
     for name in options.surfaces or []:
         if name not in surfaces.SURFACES:
             raise UsageError(f"unknown surface {name!r}; known: {', '.join(sorted(surfaces.SURFACES))}")
@@ -108,6 +111,8 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
     if not selected and not options.no_cases:
         _close(oracle_conn)
         raise UsageError("no case selected")
+    if options.shard:
+        selected = [i for i in selected if options.shard.takes(i.id)]
     # Generated inputs need a live oracle and are not selected by case id.
     gen_surfaces = ([] if options.no_generate or oracle_conn is None or options.case_globs
                     else surfaces.with_generators(options.surfaces))
@@ -115,6 +120,10 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
         _close(oracle_conn)
         raise UsageError("nothing to run: generated inputs need a live oracle (not --oracle recorded) and no --case")
     chosen = generation.PROFILES[options.profile]
+    if options.shard and gen_surfaces and options.seed is None and chosen.fixed_seed is None and not options.resume:
+        _close(oracle_conn)
+        raise UsageError(f"--shard with profile {options.profile} needs --seed: every shard derives its "
+                         "generators' seed from the same one")
     try:
         resumed = resumable(report, options, chosen, _policy_name(nan_policy), log) if options.resume else Resumed()
     except ValueError as e:
@@ -123,6 +132,9 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
     seed = options.seed if options.seed is not None else resumed.seed
     if seed is None:
         seed = chosen.fixed_seed if chosen.fixed_seed is not None else generation.new_seed()
+    base_seed, budget = seed, options.max_examples if options.max_examples is not None else chosen.max_examples
+    if options.shard:
+        seed, budget = options.shard.seed(seed), options.shard.budget(budget)
     start_problem = None
     try:
         cand = Breaker(connect(options.candidate, timeout=options.timeout, timeout_multiplier=options.timeout_multiplier,
@@ -148,7 +160,10 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
         nan_policy=_policy_name(nan_policy),
         surfaces=sorted({i.case.surface for i in selected} | set(gen_surfaces)),
         cases_root=str(root),
-        generation=generation.describe(chosen, seed, options.max_examples) if gen_surfaces else None,
+        generation=({**generation.describe(chosen, seed, budget), "base_seed": base_seed}
+                    if gen_surfaces else None),
+        shard=({"index": options.shard.index, "count": options.shard.count, "cases": [i.id for i in selected]}
+               if options.shard else None),
         expectations=str(options.expectations) if options.expectations else None,
         resumed=resumed.history or None,
     ), resumed.kept)
@@ -172,34 +187,37 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
             if name in resumed.generated:
                 continue
             if cand.broken:
-                result = generation.GenerationResult(name, chosen.name, seed, options.max_examples or
-                                                     chosen.max_examples, error=f"not run: {cand.broken}")
+                result = generation.GenerationResult(name, chosen.name, seed, budget, error=f"not run: {cand.broken}")
             else:
                 log(f"generating {name} inputs ({options.profile}, seed {seed})")
                 result = generation.generate(name, cand, the_oracle, profile=chosen, seed=seed,
-                                             max_examples=options.max_examples, policy=nan_policy)
+                                             max_examples=budget, policy=nan_policy)
             for record in result.findings:
                 keep(record)
             writer.generated(result.to_json())
         if known is not None:
-            writer.tally.stale_expectations = known.stale(_in_scope(selected, gen_surfaces, options.case_globs))
+            writer.tally.stale_expectations = known.stale(_in_scope(selected, gen_surfaces, options.case_globs,
+                                                                           options.shard))
         finished = True
     finally:
         # Interrupted (Ctrl-C, SIGTERM), the candidate is still stopped and its folder removed; the report
         # gets no footer, so it reads as unfinished and --resume goes on from it.
         if (stop_problem := cand.close()) is not None:
             writer.candidate_problem("stop", stop_problem)
+        writer.tally.batch_fallbacks = len(cand.batch_fallbacks)
         the_oracle.close()
         footer = writer.close(footer=finished)
     return Run(footer, records, writer, cand.implementation, the_oracle.spec)
 
 
-def _in_scope(selected, gen_surfaces: list[str], case_globs: list[str] | None) -> Callable[[str], bool]:
+def _in_scope(selected, gen_surfaces: list[str], case_globs: list[str] | None,
+              shard: Shard | None = None) -> Callable[[str], bool]:
     """Whether an expectation entry should have named something this run ran.
 
     A generated input's id belongs to the run when its surface was generated;
-    a case id when its surface ran and it matches the --case globs, if any
-    (an id there that names no case is a typo or a removed case).
+    a case id when its surface ran, it matches the --case globs, if any, and
+    it falls to this run's shard, if any (an id there that names no case is a
+    typo or a removed case).
     """
     case_surfaces = {i.case.surface for i in selected}
     patterns = [re.compile(re.escape(glob).replace(r"\*", ".*")) for glob in case_globs or []]
@@ -208,7 +226,8 @@ def _in_scope(selected, gen_surfaces: list[str], case_globs: list[str] | None) -
         surface, _, slug = entry_id.partition("::")
         if slug.startswith("gen-"):
             return surface in gen_surfaces
-        return surface in case_surfaces and (not patterns or any(p.fullmatch(entry_id) for p in patterns))
+        return (surface in case_surfaces and (not patterns or any(p.fullmatch(entry_id) for p in patterns))
+                and (shard is None or shard.takes(entry_id)))
 
     return in_scope
 

@@ -141,6 +141,7 @@ def certify(
     validate_protocol: Annotated[bool, typer.Option("--validate-protocol", help="Check every candidate message against the published JSON Schemas.")] = False,
     broken_after: Annotated[int, typer.Option(min=1, help="Declare the candidate broken after this many consecutive crashes, timeouts or protocol errors; the remaining cases are recorded as broken.")] = DEFAULT_LIMIT,
     resume: Annotated[bool, typer.Option("--resume", help="Go on from the report of an interrupted run (at --report), keeping the cases it finished.")] = False,
+    shard: Annotated[str | None, typer.Option(help="Run part I of N (e.g. 2/4): the cases that hash to it, and the generators from a seed of its own with 1/N of the budget; `conformance combine` merges the parts.")] = None,
 ) -> None:
     """Certify a candidate against the oracle: the declared cases, then generated inputs."""
     options = certification.Options(
@@ -148,8 +149,9 @@ def certify(
         timeout=timeout, nan_policy=nan_policy_name, profile=profile, seed=seed, max_examples=max_examples,
         no_cases=no_cases, no_generate=no_generate, expectations=expectations,
         timeout_multiplier=timeout_multiplier, validate_protocol=validate_protocol, broken_after=broken_after,
-        resume=resume)
-    path = report if report is not None else Path("reports") / f"{_slug(candidate)}.jsonl"
+        resume=resume, shard=_shard(shard))
+    default = f"{_slug(candidate)}.shard-{options.shard.index}-of-{options.shard.count}" if shard else _slug(candidate)
+    path = report if report is not None else Path("reports") / f"{default}.jsonl"
     run = _certify(options, path)
     _print_problems(run.records)
     impl = run.candidate_implementation
@@ -158,6 +160,17 @@ def certify(
     _print_verdict(candidate, run.writer.tally, run.conforms, path)
     _write_outputs(path, markdown_out, junit_out, badge_out)
     raise typer.Exit(0 if run.conforms else 1)
+
+
+def _shard(text: str | None):
+    from conformance.shards import Shard
+
+    if text is None:
+        return None
+    try:
+        return Shard.parse(text)
+    except ValueError as e:
+        raise _fail(str(e)) from None
 
 
 def _certify(options: certification.Options, path: Path) -> certification.Run:
@@ -242,6 +255,36 @@ def summary(
                   f"command with `--resume --report {escape(str(report))}` goes on from it)")
     _write_outputs(report, markdown_out, junit_out, badge_out)
     raise typer.Exit(0 if tally.conforms and data.footer is not None else 1)
+
+
+@app.command()
+def combine(
+    reports: Annotated[list[Path], typer.Argument(help="The shards' reports (certify --shard I/N), one per shard.")],
+    out_path: Annotated[Path, typer.Option("--out", "-o", help="Where to write the combined report.")],
+    markdown_out: Annotated[Path | None, typer.Option("--markdown", help="Also write a Markdown summary here ('-': stdout).")] = None,
+    junit_out: Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML here.")] = None,
+    badge_out: Annotated[Path | None, typer.Option("--badge", help="Also write a shields.io endpoint badge (JSON) here.")] = None,
+) -> None:
+    """Merge the reports of a sharded run into one: every shard once, every case once, nothing missing."""
+    from conformance.shards import CombineError
+    from conformance.shards import combine as merge
+
+    try:
+        parts = [(str(path), read(path)) for path in reports]
+        head, lines, footer = merge(parts)
+    except (OSError, ValueError) as e:  # CombineError is a ValueError
+        raise _fail(f"cannot combine: {e}" if isinstance(e, CombineError) else str(e)) from None
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with out_path.open("w", encoding="utf-8") as handle:
+        for line in [head, *lines, footer]:
+            handle.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
+    data = read(out_path)
+    tally = data.tally()
+    _print_problems(data.records)
+    _print_tables(tally, f"{head['candidate']['spec']} vs {head['oracle']['spec']} ({len(parts)} shards)")
+    _print_verdict(head["candidate"]["spec"], tally, footer["conforms"], out_path)
+    _write_outputs(out_path, markdown_out, junit_out, badge_out)
+    raise typer.Exit(0 if footer["conforms"] else 1)
 
 
 @app.command("diff")

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any, ClassVar
 
 from deepdiff import DeepDiff
 from deepdiff.operator import BaseOperator
 
+from conformance import wire
 from conformance.registry import Registry
 from conformance.wire import float_to_bits, float_to_hex
 
@@ -101,10 +102,16 @@ class Result:
     # For surfaces whose messages matter downstream: the agent-challenge reason code the
     # message normalizes to, when it is one agent-challenge lists (None: no listed code).
     reason_code: str | None = None
+    # The value's wire form, when it came over the wire: two equal wire forms are the same value, bit
+    # for bit and in key order, so the comparison is settled without walking the values.
+    encoded: Any = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def of_value(cls, value: Any) -> Result:
-        return cls(value=value)
+    def of_value(cls, value: Any, encoded: Any = None) -> Result:
+        return cls(value=value, encoded=encoded)
+
+    def wire_form(self) -> Any:
+        return self.encoded if self.encoded is not None else wire.encode(self.value)
 
     @classmethod
     def of_raised(cls, type_name: str, reason_code: str | None = None) -> Result:
@@ -306,5 +313,10 @@ def compare(
         e = f"raised {expected.raised}" if expected.raised else _describe(expected.value)
         a = f"raised {actual.raised}" if actual.raised else _describe(actual.value)
         return [Mismatch(MismatchClass.ERROR_VS_VALUE, "$", e, a)]
+    try:
+        if expected.wire_form() == actual.wire_form():  # the fast path: identical, whatever the policy
+            return []
+    except wire.WireError:
+        pass  # a value with no wire form (a test's own object): compared the long way
     found = compare_values(expected.value, actual.value, policy)
     return [m for m in found if not (m.cls is MismatchClass.KEY_ORDER and m.path in unordered)]

@@ -69,6 +69,9 @@ class Connection(Protocol):
 
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply: ...
 
+    def run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
+        """Replies to several (seq, surface, input) requests at once; None where the caller must ask singly."""
+
     def close(self) -> Reply | None:
         """Stop the implementation; what went wrong doing so (a hang is a ``timeout``), or None."""
 
@@ -102,6 +105,9 @@ class InProcess:
         except Exception as e:  # an in-process crash is still only this case's outcome
             return Reply("crash", detail=f"{type(e).__name__}: {e}")
         return replies.checked(reply, seq, surface, self.implementation, validate=self.validate)
+
+    def run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
+        return [self.run(*item) for item in items]  # in process, a batch saves nothing
 
     def close(self) -> Reply | None:
         try:
@@ -140,6 +146,7 @@ class Subprocess:
         self.workdir = Path(tempfile.mkdtemp(prefix="conformance-candidate-"))
         self.process: _Process | None = None
         self.answered: set[int] = set()  # seqs replied to by the running process
+        self.batch_fallbacks: list[str] = []  # why each failed batch was asked again one request at a time
         try:
             self.implementation = self._start()
         except ConnectError:
@@ -258,17 +265,24 @@ class Subprocess:
         self.process = None
         return reply
 
+    def _ensure_running(self) -> Reply | None:
+        """Restart a process that was killed or has exited; what went wrong if it cannot be."""
+        if self.process is not None and self.process.popen.poll() is None:
+            return None
+        self._kill()
+        try:
+            self.implementation = self._start()
+        except StartFailure as e:
+            self.process = None
+            return Reply(e.reply.kind, detail=f"could not restart: {e.reply.detail}", error=e.reply.error)
+        except ConnectError as e:
+            self.process = None
+            return Reply("crash", detail=f"could not restart: {e}")
+        return None
+
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
-        if self.process is None or self.process.popen.poll() is not None:
-            self._kill()
-            try:
-                self.implementation = self._start()
-            except StartFailure as e:
-                self.process = None
-                return Reply(e.reply.kind, detail=f"could not restart: {e.reply.detail}", error=e.reply.error)
-            except ConnectError as e:
-                self.process = None
-                return Reply("crash", detail=f"could not restart: {e}")
+        if (failed := self._ensure_running()) is not None:
+            return failed
         if (stray := self._unsolicited()) is not None:
             return self._lost(stray)
         if not self._send({"cmd": "run", "seq": seq, "surface": surface, "input": input_wire}):
@@ -289,6 +303,43 @@ class Subprocess:
             return self._lost(reply)
         self.answered.add(seq)
         return reply
+
+    def run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
+        """One ``batch`` message for several requests, to a candidate that declares ``batch``.
+
+        A batch that goes wrong as a whole (no reply in time, an exit, a reply
+        line that is not a batch reply) answers nothing: every item is None and
+        the caller asks for each on its own, so a misbehaviour is pinned on the
+        request that causes it. ``batch_fallbacks`` counts those batches.
+        """
+        none: list[Reply | None] = [None] * len(items)
+        if not self.implementation.get("batch") or len(items) < 2 or self._ensure_running() is not None:
+            return none
+        if (stray := self._unsolicited()) is not None:
+            return [self._lost(stray), *none[1:]]
+        batch_seq = items[0][0]
+        message = {"cmd": "batch", "seq": batch_seq,
+                   "items": [{"seq": seq, "surface": surface, "input": value} for seq, surface, value in items]}
+        if not self._send(message):
+            return self._fallback(none, "stdin closed")
+        status, reply = self._receive(self.timeout)
+        if status != "line":
+            return self._fallback(none, status if status != "error" else reply.error)
+        whole = set(reply) == {"seq", "replies"} and type(reply["seq"]) is int and reply["seq"] == batch_seq
+        answers = reply["replies"] if whole else None
+        if not isinstance(answers, list) or len(answers) != len(items):
+            return self._fallback(none, "not a batch reply of one reply per item")
+        out: list[Reply | None] = []
+        for (seq, surface, _), answer in zip(items, answers, strict=True):
+            out.append(replies.checked(answer, seq, surface, self.implementation, answered=self.answered,
+                                       validate=self.validate))
+            self.answered.add(seq)
+        return out
+
+    def _fallback(self, none: list[Reply | None], why: str) -> list[Reply | None]:
+        self.batch_fallbacks.append(why)
+        self._lost(Reply("protocol-error"))
+        return none
 
     def close(self) -> Reply | None:
         """Send ``stop`` and wait for the process to exit; one that does not is killed: a ``timeout``."""

@@ -78,7 +78,21 @@ class Stop(_Message):
     cmd: Literal["stop"]
 
 
-Request = Annotated[Start | Run | Stop, Field(discriminator="cmd")]
+class BatchItem(_Message):
+    seq: int = Field(description="Sequence number of this item; its reply echoes it.")
+    surface: str
+    input: Any = _wire_value_field("The surface's input as a wire value.")
+
+
+class Batch(_Message):
+    """Several run requests in one message, only to a candidate whose handshake says ``batch: true``."""
+
+    cmd: Literal["batch"]
+    seq: int = Field(description="Sequence number of the batch; the reply echoes it.")
+    items: list[BatchItem]
+
+
+Request = Annotated[Start | Run | Batch | Stop, Field(discriminator="cmd")]
 
 
 # -- candidate -> harness ----------------------------------------------------
@@ -92,6 +106,11 @@ class Implementation(_Message):
     homepage: str | None = None
     dependencies: dict[str, str] = Field(
         default_factory=dict, description="Versions of what the implementation runs on."
+    )
+    batch: bool = Field(
+        default=False,
+        description="Optional: it answers `batch` messages (several run requests in one line). Without it, the "
+                    "harness sends one run request at a time.",
     )
     scope: dict[str, dict[str, list[Any]]] | None = Field(
         default=None,
@@ -142,9 +161,15 @@ class ErroredReply(_Message):
 
 RunReply = Union[OutputReply, RaisedReply, SkippedReply, ErroredReply]
 
+
+class BatchReply(_Message):
+    seq: int = Field(description="The batch's seq.")
+    replies: list[RunReply] = Field(description="One run reply per item, in the items' order.")
+
 REQUEST_ADAPTER: TypeAdapter = TypeAdapter(Request)
 STARTED_ADAPTER: TypeAdapter = TypeAdapter(Started)
 RUN_REPLY_ADAPTER: TypeAdapter = TypeAdapter(RunReply)
+BATCH_REPLY_ADAPTER: TypeAdapter = TypeAdapter(BatchReply)
 
 
 def schemas() -> dict[str, dict[str, Any]]:
@@ -154,6 +179,7 @@ def schemas() -> dict[str, dict[str, Any]]:
         "request": REQUEST_ADAPTER,
         "started": STARTED_ADAPTER,
         "run-reply": RUN_REPLY_ADAPTER,
+        "batch-reply": BATCH_REPLY_ADAPTER,
     }.items():
         schema = adapter.json_schema()
         _point_at_wire_value(schema)

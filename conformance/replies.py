@@ -20,7 +20,7 @@ in words a candidate author can search for:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -64,6 +64,7 @@ class Reply:
     value: Any = None  # decoded output, or the raised exception's class name
     detail: str = ""
     error: str | None = None  # with protocol-error: which one (PROTOCOL_ERRORS)
+    encoded: Any = field(default=None, compare=False, repr=False)  # with output: its wire form, as received
 
 
 def protocol_error(error: str, detail: str) -> Reply:
@@ -116,7 +117,7 @@ def interpret(reply: Any, seq: int, answered: frozenset[int] | set[int] = frozen
     keys = set(reply) - {"seq"}
     if keys == {"output"}:
         try:
-            return Reply("output", wire.decode(reply["output"]))
+            return Reply("output", wire.decode(reply["output"]), encoded=reply["output"])
         except wire.WireError as e:
             return protocol_error("invalid-reply", f"undecodable output: {e}")
     if keys == {"raised"} and isinstance(reply["raised"], dict) and isinstance(reply["raised"].get("type"), str):

@@ -38,6 +38,7 @@ def header(
     *, oracle: dict[str, Any], candidate: dict[str, Any], nan_policy: str, surfaces: list[str],
     cases_root: str, argv: list[str] | None = None, generation: dict[str, Any] | None = None,
     expectations: str | None = None, resumed: list[dict[str, Any]] | None = None,
+    shard: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return {
         "type": "header",
@@ -54,7 +55,8 @@ def header(
         # profile, seed and budget of the generated inputs (None when not generated): enough to re-run them
         "generation": generation,
         "expectations": expectations,  # the expectation file applied, if any
-        "resumed": resumed,  # the interrupted runs whose finished lines this report keeps, if any
+        "resumed": resumed,
+        "shard": shard,  # with --shard: {index, count, cases: the ids it was given}  # the interrupted runs whose finished lines this report keeps, if any
         "python": platform.python_version(),
         "argv": argv if argv is not None else sys.argv,
         "started_at": _now(),
@@ -74,6 +76,7 @@ class Tally:
     stale_expectations: list[str] = field(default_factory=list)  # entries naming no case of the run
     protocol_errors: Counter = field(default_factory=Counter)  # by name, over cases and findings
     candidate_problems: list[dict[str, Any]] = field(default_factory=list)  # failed start or stop: its "candidate" line
+    batch_fallbacks: int = 0  # batches that failed as a whole and were asked again one request at a time
 
     def add_generated(self, line: dict[str, Any]) -> None:
         self.generated[line["surface"]] = line
@@ -119,6 +122,7 @@ class Tally:
             "stale_expectations": self.stale_expectations,
             "protocol_errors": dict(sorted(self.protocol_errors.items())),
             "candidate_problems": [f"{p['stage']}: {p['outcome']}" for p in self.candidate_problems],
+            "batch_fallbacks": self.batch_fallbacks,
             "conforms": self.conforms,
         }
 

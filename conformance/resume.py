@@ -57,7 +57,8 @@ def resumable(path: Path, options: Any, profile: Any, policy_name: str, log: Cal
     log(f"resuming {path}: {len(cases)} finished case(s) and {len(done_surfaces)} finished generator(s) kept"
         + (" (its last line was cut short and is dropped)" if old.truncated else ""))
     history = list(head.get("resumed") or []) + [{"started_at": head.get("started_at"), "kept": len(kept)}]
-    seed = (head.get("generation") or {}).get("seed")
+    generation = head.get("generation") or {}
+    seed = generation.get("base_seed", generation.get("seed"))
     return Resumed(kept, cases, done_surfaces, seed, history)
 
 
@@ -75,6 +76,11 @@ def _lines_in_order(old: report_file.Report) -> list[dict[str, Any]]:
     return lines
 
 
+def _shard_of(head: dict[str, Any]) -> str | None:
+    shard = head.get("shard")
+    return f"{shard['index']}/{shard['count']}" if shard else None
+
+
 def _check_same_run(path: Path, head: dict[str, Any], options: Any, profile: Any, policy_name: str) -> None:
     expectations = str(options.expectations) if options.expectations else None
     differences = [
@@ -84,6 +90,7 @@ def _check_same_run(path: Path, head: dict[str, Any], options: Any, profile: Any
             ("oracle", (head.get("oracle") or {}).get("spec"), options.oracle),
             ("NaN policy", head.get("nan_policy"), policy_name),
             ("expectation file", head.get("expectations"), expectations),
+            ("shard", _shard_of(head), str(options.shard) if options.shard else None),
         )
         if theirs != ours
     ]
@@ -91,8 +98,9 @@ def _check_same_run(path: Path, head: dict[str, Any], options: Any, profile: Any
     if generation is not None and not options.no_generate:
         budget = options.max_examples if options.max_examples is not None else profile.max_examples
         for name, theirs, ours in (("profile", generation.get("profile"), profile.name),
-                                   ("seed", generation.get("seed"), options.seed),
-                                   ("max examples", generation.get("max_examples"), budget)):
+                                   ("seed", generation.get("base_seed", generation.get("seed")), options.seed),
+                                   ("max examples", generation.get("max_examples"),
+                                    options.shard.budget(budget) if options.shard else budget)):
             if ours is not None and theirs != ours:
                 differences.append(f"generation {name}: {theirs!r} in the report, {ours!r} now")
     if differences:

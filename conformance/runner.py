@@ -77,13 +77,13 @@ class CaseRecord:
 def result_json(result: Result) -> dict[str, Any]:
     if result.raised is not None:
         return {"raised": result.raised} | ({"reason_code": result.reason_code} if result.reason_code else {})
-    return {"output": wire.encode(result.value)}
+    return {"output": result.wire_form()}
 
 
 def as_result(reply: Reply, surface: surfaces.Surface) -> Result | None:
     """The reply as a result to compare; None when it is not one (errored, skipped, lost)."""
     if reply.kind == "output":
-        return Result.of_value(reply.value)
+        return Result.of_value(reply.value, reply.encoded)
     if reply.kind == "raised":
         return Result.of_raised(reply.value, listed_reason_code(reply.detail) if surface.reason_codes else None)
     return None
@@ -141,6 +141,16 @@ def run_case(
     return run_input(case.id, case.surface, case.input, candidate, oracle, policy, recorded=recorded)
 
 
+@dataclass
+class Input:
+    """One input to run: its id (a case id), surface, value, and recorded oracle result if any."""
+
+    id: str
+    surface: str
+    value: Any
+    recorded: Result | None = None
+
+
 def run_input(
     case_id: str,
     surface_name: str,
@@ -152,52 +162,35 @@ def run_input(
     recorded: Result | None = None,
 ) -> CaseRecord:
     """One input to the oracle (or its recording) and to the candidate, compared."""
-    surface = surfaces.get(surface_name)
-    policy = policy or surface.policy
-    started = time.perf_counter()
-    input_wire = wire.encode(value)
-    record = CaseRecord(case_id, surface_name, "pass")
-    if getattr(candidate, "broken", ""):  # recorded, not run: the oracle's answer would compare with nothing
-        record.outcome, record.detail = "broken", f"not run: {candidate.broken}"
-        return record
+    return _run_chunk([Input(case_id, surface_name, value, recorded)], candidate, oracle, policy)[0]
 
-    try:
-        live = oracle.for_surface(surface)
-    except ConnectError as e:  # a surface's own oracle that cannot start is this input's error, not the run's end
-        record.outcome, record.detail = "error", f"oracle of {surface_name} ({surface.oracle}): {e}"
-        record.seconds = time.perf_counter() - started
-        return record
-    if live is None:
-        expected = recorded
-        if expected is None:
-            record.outcome, record.detail = "skip", "no recorded oracle result and no live oracle"
-            return record
-    else:
-        oracle_reply = live.run(next(_SEQ), surface_name, input_wire)
-        expected = as_result(oracle_reply, surface)
-        if expected is None:
-            record.outcome = "error"
-            record.detail = f"oracle {oracle_reply.kind}: {oracle_reply.detail}"
-            record.seconds = time.perf_counter() - started
-            return record
-        if recorded is None:
-            record.recording = "missing"
-        else:
-            record.recording_mismatches = compare(recorded, expected, policy, surface.unordered)
-            record.recording = "stale" if record.recording_mismatches else "agrees"
-    record.oracle = result_json(expected)
 
-    reply = candidate.run(next(_SEQ), surface_name, input_wire)
-    actual = as_result(reply, surface)
-    if actual is None:
-        record.outcome = {"errored": "error", "skipped": "skip"}.get(reply.kind, reply.kind)
-        record.detail, record.protocol_error = reply.detail, reply.error
-    else:
-        record.candidate = result_json(actual)
-        record.mismatches = compare(expected, actual, policy, surface.unordered)
-        record.outcome = "fail" if record.mismatches else "pass"
-    record.seconds = time.perf_counter() - started
-    return record
+def run_inputs(
+    items: Iterable[Input], candidate: Connection, oracle: Oracle, policy: NanPolicy | None = None,
+) -> Iterator[CaseRecord]:
+    """Each input's record, in order.
+
+    To a candidate that declares ``batch``, consecutive inputs of a surface
+    that batches go in one message each way (and their records come out
+    together); to any other, one at a time, each record as soon as it is made.
+    """
+    batching = bool(candidate.implementation.get("batch"))
+    chunk: list[Input] = []
+    for item in items:
+        surface = surfaces.get(item.surface)
+        if not batching:
+            yield from _run_chunk([item], candidate, oracle, policy)
+            continue
+        if chunk and (item.surface != chunk[0].surface or len(chunk) >= surface.batch_size):
+            yield from _run_chunk(chunk, candidate, oracle, policy)
+            chunk = []
+        if not surface.batchable(item.value):
+            yield from _run_chunk(chunk, candidate, oracle, policy)
+            chunk = []
+            yield from _run_chunk([item], candidate, oracle, policy)
+            continue
+        chunk.append(item)
+    yield from _run_chunk(chunk, candidate, oracle, policy)
 
 
 def run_cases(
@@ -206,5 +199,69 @@ def run_cases(
     oracle: Oracle,
     policy: NanPolicy | None = None,
 ) -> Iterator[CaseRecord]:
-    for item in items:
-        yield run_case(item, candidate, oracle, policy)
+    inputs = (Input(i.case.id, i.case.surface, i.case.input, i.case.expect.result() if i.case.expect else None)
+              for i in items)
+    yield from run_inputs(inputs, candidate, oracle, policy)
+
+
+def _ask(connection: Connection, surface: str, inputs: list[Any]) -> list[Reply]:
+    """The connection's replies to ``inputs`` (wire values): in one batch where it can, else one by one."""
+    items = [(next(_SEQ), surface, value) for value in inputs]
+    answers = connection.run_batch(items) if len(items) > 1 else [None]
+    return [answer if answer is not None else connection.run(*item) for item, answer in zip(items, answers, strict=True)]
+
+
+def _run_chunk(chunk: list[Input], candidate: Connection, oracle: Oracle, policy: NanPolicy | None) -> list[CaseRecord]:
+    """Inputs of one surface: the oracle's results, then the candidate's for those that have one, compared."""
+    if not chunk:
+        return []
+    surface = surfaces.get(chunk[0].surface)
+    policy = policy or surface.policy
+    started = time.perf_counter()
+    records = [CaseRecord(item.id, item.surface, "pass") for item in chunk]
+    if getattr(candidate, "broken", ""):  # recorded, not run: the oracle's answer would compare with nothing
+        for record in records:
+            record.outcome, record.detail = "broken", f"not run: {candidate.broken}"
+        return records
+    encoded = [wire.encode(item.value) for item in chunk]
+
+    expected: list[Result | None] = [item.recorded for item in chunk]
+    try:
+        live = oracle.for_surface(surface)
+    except ConnectError as e:  # a surface's own oracle that cannot start is these inputs' error, not the run's end
+        live, expected = None, [None] * len(chunk)
+        for record in records:
+            record.outcome, record.detail = "error", f"oracle of {surface.name} ({surface.oracle}): {e}"
+    else:
+        if live is None:
+            for record, result in zip(records, expected, strict=True):
+                if result is None:
+                    record.outcome, record.detail = "skip", "no recorded oracle result and no live oracle"
+        else:
+            for i, reply in enumerate(_ask(live, surface.name, encoded)):
+                result = as_result(reply, surface)
+                if result is None:
+                    records[i].outcome, records[i].detail = "error", f"oracle {reply.kind}: {reply.detail}"
+                elif chunk[i].recorded is None:
+                    records[i].recording = "missing"
+                else:
+                    records[i].recording_mismatches = compare(chunk[i].recorded, result, policy, surface.unordered)
+                    records[i].recording = "stale" if records[i].recording_mismatches else "agrees"
+                expected[i] = result
+
+    todo = [i for i, result in enumerate(expected) if result is not None and records[i].outcome == "pass"]
+    for i, reply in zip(todo, _ask(candidate, surface.name, [encoded[i] for i in todo]), strict=True):
+        record = records[i]
+        record.oracle = result_json(expected[i])
+        actual = as_result(reply, surface)
+        if actual is None:
+            record.outcome = {"errored": "error", "skipped": "skip"}.get(reply.kind, reply.kind)
+            record.detail, record.protocol_error = reply.detail, reply.error
+        else:
+            record.candidate = result_json(actual)
+            record.mismatches = compare(expected[i], actual, policy, surface.unordered)
+            record.outcome = "fail" if record.mismatches else "pass"
+    each = (time.perf_counter() - started) / len(chunk)
+    for record in records:
+        record.seconds = each
+    return records

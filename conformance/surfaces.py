@@ -49,6 +49,13 @@ class Surface:
     reason_codes: bool = False
     # The implementation that answers for this surface instead of the default oracle (a candidate spec).
     oracle: str | None = None
+    # Inputs sent together in one `batch` message (1: one request at a time, for inputs that run a whole
+    # job); ``alone`` picks inputs that run something slow (a uv-script) and go on their own.
+    batch_size: int = 256
+    alone: Callable[[Any], bool] | None = None
+
+    def batchable(self, value: Any) -> bool:
+        return self.batch_size > 1 and not (self.alone and self.alone(value))
 
     def inputs(self) -> Any:
         """The Hypothesis strategy of this surface's inputs (imports Hypothesis)."""
@@ -153,6 +160,8 @@ class VerifierDir(_Input):
     output="dict[str, float | int], or the exception raised",
     spec="seed-003 §3",
     strategy="conformance.strategies.reward_lists:metric_inputs",
+    alone=lambda value: isinstance(value, dict) and isinstance(value.get("metric"), dict)
+    and value["metric"].get("type") == "uv-script",
 )
 class MetricComputeInput(_Input):
     """A metric object as in a dataset's registry.json, and one reward dict (or null) per trial.
@@ -203,6 +212,7 @@ class Step(_Input):
     strategy="conformance.strategies.steps:multi_step_inputs",
     # The mean strategy collects keys in a set: their order follows the hash seed.
     unordered=frozenset({"$['verifier_result']['rewards']"}),
+    batch_size=1,
 )
 class MultiStepInput(_Input):
     """A multi-step task's ``multi_step_reward_strategy`` (None: unset) and its steps, in order."""
@@ -276,6 +286,7 @@ class JobDataset(_Input):
            "or the exception Job.run raises",
     spec="seed-003 §3-§5 (job result.json)",
     strategy="conformance.strategies.jobs:job_inputs",
+    batch_size=1,
 )
 class JobResultInput(_Input):
     """A whole job: agents, attempts, the job's metrics, ad-hoc tasks and registry datasets.
@@ -316,6 +327,7 @@ class JobResultInput(_Input):
     output="{summary: {status, score, resolved, total, reason_code}, line: str}",
     spec="seed-003 §5 (agent-challenge outcome mapping)",
     strategy="conformance.strategies.outcomes:outcome_inputs",
+    batch_size=1,
 )
 class OutcomeInput(_Input):
     """What the runner finds where harbor's result.json should be: its bytes, or nothing.

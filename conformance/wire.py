@@ -44,19 +44,34 @@ def bits_to_float(bits: int) -> float:
     return struct.unpack("<d", struct.pack("<Q", bits))[0]
 
 
+_BIG_ENDIAN_DOUBLE = struct.Struct(">d")
+
+
 def float_to_hex(value: float) -> str:
-    return format(float_to_bits(value), "016x")
+    return _BIG_ENDIAN_DOUBLE.pack(value).hex()  # the bits, most significant first: 16 lowercase hex digits
 
 
 def hex_to_float(text: str) -> float:
     if not _BITS.fullmatch(text):
         raise WireError(f"float bits must be 16 lowercase hex digits, got {text!r}")
-    return bits_to_float(int(text, 16))
+    return _BIG_ENDIAN_DOUBLE.unpack(bytes.fromhex(text))[0]
 
 
 def encode(value: Any) -> Any:
     """Python value -> JSON-ready wire value."""
-    # bool before int: bool is a subclass of int and must stay distinct.
+    # The exact built-in types first (the hot path: every input and output of a run passes here) ...
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is float:
+        return {"float": _BIG_ENDIAN_DOUBLE.pack(value).hex()}
+    if kind is list:
+        return [encode(item) for item in value]
+    if kind is dict:
+        return {"dict": [[encode(k), encode(v)] for k, v in value.items()]}
+    if kind is int and -(10**18) < value < 10**18:  # far from the 4300-digit limit below
+        return {"int": str(value)}
+    # ... then subclasses and the rest; bool before int: bool is a subclass of int and must stay distinct.
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
@@ -75,12 +90,15 @@ def encode(value: Any) -> Any:
     raise WireError(f"no wire form for {type(value).__name__}")
 
 
+_PLAIN = frozenset({str, bool, type(None)})  # JSON values that are their own wire form
+
+
 def decode(value: Any) -> Any:
     """JSON wire value -> Python value; raises WireError on anything malformed."""
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, list):
-        return [decode(item) for item in value]
+        return [item if type(item) in _PLAIN else decode(item) for item in value]
     if not isinstance(value, dict):
         # Bare JSON numbers are refused: they are exactly what the tags replace.
         raise WireError(f"bare JSON number {value!r}; use an int or float tag")
@@ -115,14 +133,14 @@ def decode(value: Any) -> Any:
         for pair in body:
             if not isinstance(pair, list) or len(pair) != 2:
                 raise WireError("dict tag takes a list of [key, value] pairs")
-            key = decode(pair[0])
+            key = pair[0] if type(pair[0]) in _PLAIN else decode(pair[0])
             try:
                 duplicate = key in out
             except TypeError:
                 raise WireError(f"unhashable dict key {key!r:.80}") from None
             if duplicate:  # also catches True vs 1, which a Python dict would merge
                 raise WireError(f"duplicate dict key {key!r:.80}")
-            out[key] = decode(pair[1])
+            out[key] = pair[1] if type(pair[1]) in _PLAIN else decode(pair[1])
         return out
     raise WireError(f"unknown wire tag {tag!r}; known tags: {', '.join(TAGS)}")
 

@@ -161,11 +161,17 @@ class RewardParse:
 
 
 def metric_compute(request: dict[str, Any]) -> Any:
+    if not kit.reads_files(request["metric"], request.get("scripts")):
+        return _metric(request)
     # A uv-script metric's script_path resolves against the folder holding the request's scripts.
     with kit.working_folder(request.get("scripts")):
-        config = MetricConfig.model_validate(request["metric"])
-        metric = MetricFactory.create_metric(config.type, **config.kwargs)
-        return metric.compute(request["rewards"])
+        return _metric(request)
+
+
+def _metric(request: dict[str, Any]) -> Any:
+    config = MetricConfig.model_validate(request["metric"])
+    metric = MetricFactory.create_metric(config.type, **config.kwargs)
+    return metric.compute(request["rewards"])
 
 
 def _trial_result(index: int, trial: dict[str, Any]) -> TrialResult:

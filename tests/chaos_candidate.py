@@ -3,7 +3,8 @@
     python chaos_candidate.py PLAN.json
 
 PLAN.json: {"runs": [BEHAVIOUR, ...], "starts": [BEHAVIOUR, ...], "stop": BEHAVIOUR,
-            "surfaces": [...] (optional: what the handshake declares; default all)}
+            "surfaces": [...] (optional: what the handshake declares; default all),
+            "batch": true (optional: it declares batches), "batches": [BEHAVIOUR, ...]}
 
 The n-th ``run`` request this candidate receives (counted across restarts,
 in PLAN.json's folder, file ``state.json``) gets the n-th run behaviour, or
@@ -40,9 +41,9 @@ def send(message: dict) -> None:
 
 def next_behaviour(kind: str) -> str:
     """The behaviour for this request; the count is saved before acting (the process may be killed)."""
-    state = json.loads(STATE.read_text()) if STATE.exists() else {"runs": 0, "starts": 0}
-    index = state[kind]
-    state[kind] += 1
+    state = json.loads(STATE.read_text()) if STATE.exists() else {}
+    index = state.get(kind, 0)
+    state[kind] = index + 1
     STATE.write_text(json.dumps(state))
     plan = PLAN.get(kind, [])
     return plan[index] if index < len(plan) else "ok"
@@ -67,6 +68,8 @@ def start(message: dict) -> None:
         send({"protocol": 1, "implementation": {"version": "0"}})
         return
     started = reference.handle(message)
+    if not PLAN.get("batch"):  # batches only when the plan asks for them
+        started["implementation"].pop("batch", None)
     if "surfaces" in PLAN:
         started["implementation"]["surfaces"] = PLAN["surfaces"]
     send(started)
@@ -114,6 +117,26 @@ def run(message: dict) -> None:
         raise SystemExit(f"chaos: unknown behaviour {behaviour!r}")
 
 
+def batch(message: dict) -> None:
+    behaviour = next_behaviour("batches")
+    reply = reference.handle(message)
+    if behaviour == "ok":
+        send(reply)
+    elif behaviour == "hang":
+        hang()
+    elif behaviour == "crash":
+        sys.exit(5)
+    elif behaviour == "short":  # one reply fewer than the items
+        send({**reply, "replies": reply["replies"][:-1]})
+    elif behaviour == "garbage":
+        write("batch? what batch?\n")
+    elif behaviour == "first-wrong-seq":  # a whole batch reply, one of whose replies is wrong
+        reply["replies"][0]["seq"] += 1000
+        send(reply)
+    else:
+        raise SystemExit(f"chaos: unknown batch behaviour {behaviour!r}")
+
+
 def main() -> None:
     for raw in sys.stdin:
         message = json.loads(raw)
@@ -124,6 +147,8 @@ def main() -> None:
             start(message)
         elif message["cmd"] == "run":
             run(message)
+        elif message["cmd"] == "batch":
+            batch(message)
         elif message["cmd"] == "stop":
             if PLAN.get("stop") == "hang":
                 hang()

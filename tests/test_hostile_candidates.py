@@ -158,3 +158,26 @@ def test_every_protocol_error_name_is_tried_here():
     provoked = {error for _, _, error in MISBEHAVIOURS if error} | {"schema-violation", "undeclared-surface",
                                                                     "bad-handshake"}
     assert provoked == set(PROTOCOL_ERRORS)
+
+
+@pytest.mark.parametrize("behaviour", ["hang", "crash", "short", "garbage"])
+def test_a_batch_that_fails_as_a_whole_is_asked_again_one_request_at_a_time(tmp_path, behaviour):
+    run = certify(tmp_path, chaos(tmp_path, batch=True, batches=[behaviour]), case_globs=["reward.parse::txt-*"])
+    sent = [line["cmd"] for line in requests(tmp_path) if line["cmd"] in ("run", "batch")]
+    assert sent == ["batch"] + ["run"] * 44  # each case asked on its own after the batch failed
+    assert {r["outcome"] for r in run.records} == {"pass"} and len(run.records) == 44
+    assert run.footer["batch_fallbacks"] == 1
+    assert not any(r.get("protocol_error") for r in run.records)
+
+
+def test_a_batch_answers_every_case_in_one_message(tmp_path):
+    run = certify(tmp_path, chaos(tmp_path, batch=True), case_globs=["reward.parse::txt-*"])
+    assert [line["cmd"] for line in requests(tmp_path)] == ["start", "batch", "stop"]
+    assert {r["outcome"] for r in run.records} == {"pass"} and run.footer["batch_fallbacks"] == 0
+
+
+def test_a_wrong_reply_inside_a_batch_is_that_cases_outcome(tmp_path):
+    run = certify(tmp_path, chaos(tmp_path, batch=True, batches=["first-wrong-seq"]),
+                  case_globs=["reward.parse::txt-*"])
+    assert (run.records[0]["outcome"], run.records[0]["protocol_error"]) == ("protocol-error", "wrong-seq")
+    assert {r["outcome"] for r in run.records[1:]} == {"pass"} and run.footer["batch_fallbacks"] == 0

@@ -13,7 +13,7 @@ import json
 import platform
 
 from conformance import __version__
-from conformance.candidate import Candidate, working_folder
+from conformance.candidate import Candidate, reads_files, working_folder
 from conformance.reference import (
     evsys_metrics,
     job_result,
@@ -41,6 +41,8 @@ def reward_parse(verifier_dir: dict) -> dict | None:
 
 @candidate.surface("metric.compute")
 def metric_compute(request: dict) -> dict:
+    if not reads_files(request.get("metric"), request.get("scripts")):
+        return metrics.compute(request)
     with working_folder(request.get("scripts")):
         return metrics.compute(request)
 

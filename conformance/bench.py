@@ -1,0 +1,306 @@
+"""The benchmark (``nox -s bench``, or ``python -m conformance.bench``): what a conformance run costs.
+
+In one run, on the machine at hand, it measures and prints:
+
+- per surface, inputs per second through the runner ``certify`` uses (oracle
+  harbor 0.13.1, live), with the in-process ``reference`` candidate and with
+  the same candidate behind ``exec:``; the corpus is the surface's cases, or
+  for the cheap surfaces a bench corpus of many generated inputs run the way
+  cases run;
+- the raw rate of harbor's own functions called in a loop in the oracle's
+  interpreter on the same inputs (no harness, no protocol: the limit), and
+  the ratio of the two;
+- Hypothesis examples per second per surface in the ``ci`` profile;
+- the wall time and peak memory (harness, and its largest child: the oracle)
+  of a warm ``certify --candidate reference --profile ci``, and the wall time
+  of the same run on a fresh machine (empty caches: the oracle environment is
+  created and every wheel downloaded).
+
+Targets are printed beside the figures; nothing here asserts them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance import cases as case_corpus
+from conformance import generate as generation
+from conformance import surfaces, wire
+from conformance.connect import connect
+from conformance.report import ReportWriter
+from conformance.runner import Input, Oracle, run_inputs
+
+ORACLE = "harbor==0.13.1"
+EXEC_REFERENCE = f"exec:{sys.executable} -m conformance.reference"
+BENCH_SURFACES = ("reward.parse", "metric.compute", "pass_at_k", "reason.normalize", "evsys.metric")
+TARGETS = {  # what the figures should show on a 2-core machine
+    "metric.compute exec inputs/s": 10_000,
+    "pass_at_k exec inputs/s": 10_000,
+    "reward.parse exec / raw": 0.5,
+    "warm certify s": 60,
+    "fresh certify s": 180,
+    "harness MB": 300,
+}
+
+
+@dataclass
+class Results:
+    rates: dict[str, dict[str, Any]] = field(default_factory=dict)  # surface -> figures
+    examples_per_second: dict[str, float] = field(default_factory=dict)
+    runs: dict[str, dict[str, float]] = field(default_factory=dict)  # "warm" / "fresh" -> seconds, MB
+    machine: dict[str, Any] = field(default_factory=dict)
+
+
+def bench_corpus(surface: str, count: int, seed: int = 0) -> list[Any]:
+    """``count`` inputs drawn by the surface's generator (fixed seed), none that runs a uv-script."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as with_seed
+
+    drawn: list[Any] = []
+    spec = surfaces.get(surface)
+
+    @with_seed(seed)
+    @settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(spec.inputs())
+    def collect(value: Any) -> None:
+        if spec.batchable(value):
+            drawn.append(value)
+
+    collect()
+    return drawn
+
+
+def corpus_for(surface: str, count: int) -> tuple[str, list[Input]]:
+    """The inputs a surface is measured on: many generated ones for the cheap surfaces, else its cases."""
+    if surface in BENCH_SURFACES and count:
+        values = bench_corpus(surface, count)
+        return f"{len(values)} generated", [Input(f"{surface}::bench-{i}", surface, v) for i, v in enumerate(values)]
+    loaded, _ = case_corpus.check_corpus(case_corpus.default_root())
+    chosen = case_corpus.select(loaded, [surface], "0.13.1")
+    return f"{len(chosen)} cases", [Input(c.id, surface, c.case.input) for c in chosen]
+
+
+def _nodes(inputs: list[Input]) -> float:
+    """Mean size of an input: the values in its wire form (what every side encodes and decodes)."""
+    def count(value: Any) -> int:
+        if isinstance(value, list):
+            return 1 + sum(count(v) for v in value)
+        if isinstance(value, dict):
+            return 1 + sum(count(v) for v in value.values())
+        return 1
+    return sum(count(wire.encode(i.value)) for i in inputs) / max(len(inputs), 1)
+
+
+def through_runner(inputs: list[Input], candidate, oracle: Oracle) -> float:
+    """Inputs per second through the runner, each record written to a report as certify writes it."""
+    with tempfile.TemporaryDirectory() as folder:
+        writer = ReportWriter(Path(folder) / "bench.jsonl", {"type": "header"})
+        started = time.perf_counter()
+        bad = 0
+        for record in run_inputs(inputs, candidate, oracle):
+            writer.record(record)
+            bad += record.outcome != "pass"
+        elapsed = time.perf_counter() - started
+        writer.close()
+    if bad:
+        print(f"  warning: {bad} of {len(inputs)} inputs did not pass", file=sys.stderr)
+    return len(inputs) / elapsed
+
+
+RAW_LOOP = r"""
+import importlib.util, json, sys, tempfile, time
+from pathlib import Path
+adapter_path, kit_dir, inputs_path, surface = sys.argv[1:5]
+sys.argv = [adapter_path, kit_dir]
+spec = importlib.util.spec_from_file_location("harbor_adapter", adapter_path)
+adapter = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(adapter)
+oracle = adapter.build(Path(tempfile.mkdtemp()))
+handler = oracle.handlers[surface]
+values = [adapter.wire.decode(v) for v in json.loads(Path(inputs_path).read_text())]
+started = time.perf_counter()
+for value in values:
+    try:
+        handler(value)
+    except Exception:
+        pass
+print(len(values) / (time.perf_counter() - started))
+"""
+
+
+def record(inputs: list[Input], oracle: Oracle) -> list[Input]:
+    """The inputs with the oracle's results recorded, as a case file holds them."""
+    from conformance.runner import _ask, as_result
+
+    surface = surfaces.get(inputs[0].surface)
+    out = []
+    for start in range(0, len(inputs), 256):
+        chunk = inputs[start:start + 256]
+        replies = _ask(oracle.for_surface(surface), surface.name, [wire.encode(i.value) for i in chunk])
+        out += [Input(i.id, i.surface, i.value, as_result(r, surface)) for i, r in zip(chunk, replies, strict=True)]
+    return [i for i in out if i.recorded is not None]
+
+
+def raw_rate(surface: str, inputs: list[Input]) -> float:
+    """harbor's functions (as the oracle adapter calls them) in a loop in the oracle's interpreter."""
+    from importlib import resources
+
+    from conformance.connect import harbor_argv
+
+    python = harbor_argv("0.13.1")[0]
+    adapter = str(resources.files("oracles") / "harbor_adapter.py")
+    kit = str(Path(wire.__file__).resolve().parent)
+    with tempfile.TemporaryDirectory() as folder:
+        data = Path(folder) / "inputs.json"
+        data.write_text(json.dumps([wire.encode(i.value) for i in inputs]))
+        out = subprocess.run([python, "-I", "-X", "utf8", "-c", RAW_LOOP, adapter, kit, str(data), surface],
+                             capture_output=True, text=True, check=True, cwd=folder)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def examples_per_second(surface: str, candidate, oracle: Oracle) -> float:
+    profile = generation.PROFILES["ci"]
+    started = time.perf_counter()
+    result = generation.generate(surface, candidate, oracle, profile=profile, seed=profile.fixed_seed or 0)
+    return result.inputs_run / (time.perf_counter() - started)
+
+
+MEASURED_RUN = r"""
+import resource, sys
+from conformance.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+kb = lambda who: resource.getrusage(who).ru_maxrss
+print("BENCH-MEMORY", kb(resource.RUSAGE_SELF), kb(resource.RUSAGE_CHILDREN), file=sys.stderr)
+"""
+
+
+def certify_run(env: dict[str, str] | None = None) -> dict[str, float]:
+    """A whole ``certify --candidate reference --profile ci`` in its own process: seconds and peak MB."""
+    with tempfile.TemporaryDirectory() as folder:
+        argv = [sys.executable, "-c", MEASURED_RUN, "certify", "--candidate", "reference", "--profile", "ci",
+                "--report", str(Path(folder) / "r.jsonl")]
+        started = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, text=True, env=env)
+        seconds = time.perf_counter() - started
+    line = next((x for x in done.stderr.splitlines() if x.startswith("BENCH-MEMORY")), None)
+    if line is None:
+        raise RuntimeError(f"certify did not finish: {done.stderr[-2000:]}")
+    harness_kb, child_kb = map(int, line.split()[1:])
+    return {"seconds": seconds, "harness_mb": harness_kb / 1024, "oracle_mb": child_kb / 1024,
+            "conforms": "conforms" in done.stdout}
+
+
+def fresh_environment(folder: Path) -> dict[str, str]:
+    """Empty caches: the oracle's virtualenv and every wheel must be made or fetched again."""
+    env = dict(os.environ)
+    env["HARBOR_CONFORMANCE_CACHE"] = str(folder / "harbor-conformance")
+    env["UV_CACHE_DIR"] = str(folder / "uv")
+    return env
+
+
+def measure(count: int, fresh: bool, only: list[str] | None) -> Results:
+    results = Results(machine={"cpus": os.cpu_count(), "python": sys.version.split()[0]})
+    oracle = Oracle(connect(ORACLE))
+    in_process = connect("reference")
+    behind_exec = connect(EXEC_REFERENCE)
+    try:
+        for name in surfaces.SURFACES:
+            if only and name not in only:
+                continue
+            print(f"{name}: drawing the corpus", file=sys.stderr)
+            what, inputs = corpus_for(name, count)
+            figures: dict[str, Any] = {"inputs": what, "nodes": _nodes(inputs)}
+            figures["in_process"] = through_runner(inputs, in_process, oracle)
+            figures["exec"] = through_runner(inputs, behind_exec, oracle)
+            figures["raw"] = raw_rate(name, inputs)
+            # The way declarative cases run with --oracle recorded: the oracle's results are the inputs' own.
+            recorded = record(inputs, oracle)
+            figures["exec_recorded"] = through_runner(recorded, behind_exec, Oracle(None))
+            figures["exec_over_raw"] = figures["exec"] / figures["raw"]
+            results.rates[name] = figures
+            print(f"{name}: ci examples", file=sys.stderr)
+            results.examples_per_second[name] = examples_per_second(name, in_process, oracle)
+    finally:
+        for connection in (in_process, behind_exec):
+            connection.close()
+        oracle.close()
+    if not only:
+        print("warm certify", file=sys.stderr)
+        certify_run()  # warms every cache (the oracle's scripts included) before the measured run
+        results.runs["warm"] = certify_run()
+        if fresh:
+            print("fresh certify (empty caches)", file=sys.stderr)
+            with tempfile.TemporaryDirectory() as folder:
+                results.runs["fresh"] = certify_run(fresh_environment(Path(folder)))
+    results.machine["bench_process_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return results
+
+
+def table(results: Results) -> str:
+    """The figures as a Markdown table, with the targets."""
+    lines = ["| surface | inputs | wire values per input | in process /s | exec: /s | harbor raw /s | exec ÷ raw "
+             "| exec:, recorded oracle /s | ci examples /s |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, f in results.rates.items():
+        lines.append(f"| `{name}` | {f['inputs']} | {f['nodes']:.0f} | {f['in_process']:,.0f} | {f['exec']:,.0f} | "
+                     f"{f['raw']:,.0f} | "
+                     f"{f['exec_over_raw']:.2f} | {f['exec_recorded']:,.0f} | "
+                     f"{results.examples_per_second.get(name, 0):,.0f} |")
+    lines.append("")
+    for name, run in results.runs.items():
+        lines.append(f"- {name} `certify --candidate reference --profile ci` (566 cases + 8 × 250 generated): "
+                     f"{run['seconds']:.1f} s; peak memory: harness {run['harness_mb']:.0f} MB, "
+                     f"oracle {run['oracle_mb']:.0f} MB")
+    lines.append("")
+    lines.append("| target | figure | met |")
+    lines.append("|---|---:|---|")
+    for name, target, figure, lower_is_better in _against_targets(results):
+        met = figure <= target if lower_is_better else figure >= target
+        lines.append(f"| {name} {'≤' if lower_is_better else '≥'} {target:,} | {figure:,.2f} | "
+                     f"{'yes' if met else 'NO'} |")
+    return "\n".join(lines)
+
+
+def _against_targets(results: Results):
+    rates, runs = results.rates, results.runs
+    for surface in ("metric.compute", "pass_at_k"):
+        if surface in rates:
+            yield (f"{surface} exec inputs/s (recorded oracle)", TARGETS[f"{surface} exec inputs/s"],
+                   rates[surface]["exec_recorded"], False)
+    if "reward.parse" in rates:
+        yield "reward.parse exec / raw", TARGETS["reward.parse exec / raw"], rates["reward.parse"]["exec_over_raw"], False
+    if "warm" in runs:
+        yield "warm certify s", TARGETS["warm certify s"], runs["warm"]["seconds"], True
+        yield "harness MB", TARGETS["harness MB"], runs["warm"]["harness_mb"], True
+    if "fresh" in runs:
+        yield "fresh certify s", TARGETS["fresh certify s"], runs["fresh"]["seconds"], True
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m conformance.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--inputs", type=int, default=5_000, help="bench corpus size per cheap surface")
+    parser.add_argument("--no-fresh", action="store_true", help="skip the run with empty caches")
+    parser.add_argument("--surface", action="append", help="only this surface (skips the whole runs)")
+    parser.add_argument("--json", type=Path, default=Path("reports/bench.json"), help="where to write the figures")
+    args = parser.parse_args(argv)
+    results = measure(args.inputs, not args.no_fresh, args.surface)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(results.__dict__, indent=2) + "\n")
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -57,7 +57,17 @@ def validate_rewards(rewards: Any) -> dict[str, Any] | None:
         return None
     if not isinstance(rewards, dict):
         raise ValidationError("rewards: Input should be a valid dictionary")
-    return {key: coerce_float_or_int(value, key) for key, value in rewards.items()}
+    # pydantic reports every bad value in one message, and downstream reason codes read the message
+    # (one "unable to parse" anywhere makes it a parse error): collect them all, as it does.
+    out, errors = {}, []
+    for key, value in rewards.items():
+        try:
+            out[key] = coerce_float_or_int(value, key)
+        except ValidationError as e:
+            errors.append(str(e))
+    if errors:
+        raise ValidationError("\n".join(errors))
+    return out
 
 
 def parse(verifier_dir: dict[str, Any]) -> dict[str, Any] | None:

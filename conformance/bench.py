@@ -150,6 +150,11 @@ spec.loader.exec_module(adapter)
 oracle = adapter.build(Path(tempfile.mkdtemp()))
 handler = oracle.handlers[surface]
 values = [adapter.wire.decode(v) for v in json.loads(Path(inputs_path).read_text())]
+for value in values[:5]:  # first calls import and set up what later calls reuse: not part of the rate
+    try:
+        handler(value)
+    except Exception:
+        pass
 started = time.perf_counter()
 for value in values:
     try:

@@ -414,3 +414,30 @@ def test_key_order_is_ignored_only_at_the_paths_declared_unordered():
     worse = Result.of_value({"rewards": {"b": 1.0, "a": 0.25}, "steps": {"a": 1, "b": 2}})
     found = compare(expected, worse, NanPolicy.ANY, frozenset({"$['rewards']"}))
     assert [(m.cls, m.path) for m in found] == [(MismatchClass.ULP, "$['rewards']['a']")]
+
+
+# -- the fast path: equal wire forms settle it, and only equal ones ----------------------------------
+
+
+@pytest.mark.parametrize(("expected", "actual"), [
+    (0.0, -0.0),
+    (1, 1.0),
+    (True, 1),
+    ({"a": 1, "b": 2}, {"b": 2, "a": 1}),
+    ([1.0], [1.0, 1.0]),
+    (b"1", "1"),
+])
+def test_values_that_differ_still_mismatch_when_their_wire_forms_are_given(expected, actual):
+    from conformance import wire
+
+    got = compare(Result.of_value(expected, wire.encode(expected)), Result.of_value(actual, wire.encode(actual)),
+                  NanPolicy.ANY)
+    assert got  # each pair differs in a way the comparator classifies
+
+
+def test_equal_wire_forms_conform_under_the_bitwise_policy_too():
+    from conformance import wire
+
+    nan = struct.unpack("<d", struct.pack("<Q", 0x7FF8000000000001))[0]
+    value = {"x": [nan, -0.0, 5e-324]}
+    assert compare(Result.of_value(value, wire.encode(value)), Result.of_value(value), NanPolicy.BITWISE) == []

@@ -1,0 +1,36 @@
+"""The benchmark's parts that are not timings: its corpus and how it reads its own figures against the targets."""
+
+from __future__ import annotations
+
+from conformance import bench, surfaces
+
+
+def test_the_bench_corpus_is_repeatable_and_has_no_slow_input():
+    first = bench.bench_corpus("metric.compute", 200)
+    assert first == bench.bench_corpus("metric.compute", 200)  # a fixed seed: the same inputs every run
+    assert 100 < len(first) <= 200
+    assert all(surfaces.get("metric.compute").batchable(value) for value in first)
+    assert not any(value["metric"].get("type") == "uv-script" for value in first)
+
+
+def test_figures_are_read_against_the_targets():
+    results = bench.Results(
+        rates={"metric.compute": {"inputs": "10 generated", "nodes": 3, "in_process": 1, "exec": 1, "raw": 2,
+                                  "exec_over_raw": 0.5, "exec_recorded": 12_000, "wire": 50_000},
+               "pass_at_k": {"inputs": "10 generated", "nodes": 3, "in_process": 1, "exec": 1, "raw": 2,
+                             "exec_over_raw": 0.5, "exec_recorded": 9_999, "wire": 50_000},
+               "reward.parse": {"inputs": "10 generated", "nodes": 3, "in_process": 1, "exec": 1, "raw": 4,
+                                "exec_over_raw": 0.25, "exec_recorded": 1, "wire": 1}},
+        runs={"warm": {"seconds": 59.0, "harness_mb": 301.0, "oracle_mb": 1.0},
+              "fresh": {"seconds": 200.0, "harness_mb": 1.0, "oracle_mb": 1.0}})
+    verdicts = {line.split("|")[1].strip(): line.split("|")[3].strip()
+                for line in bench.table(results).splitlines() if line.count("|") == 4 and "target" not in line
+                and "---" not in line}
+    assert verdicts == {
+        "metric.compute exec inputs/s (recorded oracle) ≥ 10,000": "yes",
+        "pass_at_k exec inputs/s (recorded oracle) ≥ 10,000": "NO",
+        "reward.parse exec / raw ≥ 0.5": "NO",
+        "warm certify s ≤ 60": "yes",
+        "harness MB ≤ 300": "NO",
+        "fresh certify s ≤ 180": "NO",
+    }

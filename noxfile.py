@@ -71,15 +71,18 @@ def bench(session: nox.Session) -> None:
 def explore_sharded(session: nox.Session) -> None:
     """An explore run split in shards that run at once (as CI matrix jobs would), then combined into one report.
 
-    `nox -s explore-sharded -- SHARDS SEED` (default 2 shards, seed 1).
+    `nox -s explore-sharded -- [SHARDS] [SEED] [MAX_EXAMPLES]` (default 2 shards, seed 1, the profile's 5000
+    inputs per surface).
     """
     session.install("-e", ".")
     count = int(session.posargs[0]) if session.posargs else 2
     seed = session.posargs[1] if len(session.posargs) > 1 else "1"
+    budget = ["--max-examples", session.posargs[2]] if len(session.posargs) > 2 else []
     conformance = str(session.bin) + "/conformance"
     reports = [f"reports/explore/shard-{i}-of-{count}.jsonl" for i in range(1, count + 1)]
     runs = [subprocess.Popen([conformance, "certify", "--candidate", "reference", "--no-cases", "--profile",
-                              "explore", "--seed", seed, "--shard", f"{i}/{count}", "--report", reports[i - 1]])
+                              "explore", "--seed", seed, *budget, "--shard", f"{i}/{count}",
+                              "--report", reports[i - 1]])
             for i in range(1, count + 1)]
     failed = [i for i, run in enumerate(runs, 1) if run.wait() not in (0, 1)]  # 1: a divergence, still a report
     if failed:

@@ -207,6 +207,8 @@ def run_cases(
 def _ask(connection: Connection, surface: str, inputs: list[Any]) -> list[Reply]:
     """The connection's replies to ``inputs`` (wire values): in one batch where it can, else one by one."""
     items = [(next(_SEQ), surface, value) for value in inputs]
+    if not items:
+        return []
     answers = connection.run_batch(items) if len(items) > 1 else [None]
     return [answer if answer is not None else connection.run(*item) for item, answer in zip(items, answers, strict=True)]
 

@@ -136,9 +136,7 @@ def run_case(
     oracle: Oracle,
     policy: NanPolicy | None = None,
 ) -> CaseRecord:
-    case = item.case
-    recorded = case.expect.result() if case.expect is not None else None
-    return run_input(case.id, case.surface, case.input, candidate, oracle, policy, recorded=recorded)
+    return next(run_cases([item], candidate, oracle, policy))
 
 
 @dataclass

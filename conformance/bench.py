@@ -34,12 +34,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance import cases as case_corpus
-from conformance import generate as generation
-from conformance import surfaces, wire
-from conformance.connect import connect
-from conformance.report import ReportWriter
-from conformance.runner import Input, Oracle, run_inputs
+from conformance.corpus import cases as case_corpus
+from conformance.run import generate as generation
+from conformance.core import surfaces
+from conformance.kit import wire
+from conformance.connection.connect import connect
+from conformance.report.model import ReportWriter
+from conformance.run.runner import Input, Oracle, run_inputs
 
 ORACLE = "harbor==0.13.1"
 EXEC_REFERENCE = f"exec:{sys.executable} -m conformance.reference"
@@ -167,7 +168,7 @@ print(len(values) / (time.perf_counter() - started))
 
 def record(inputs: list[Input], oracle: Oracle) -> list[Input]:
     """The inputs with the oracle's results recorded, as a case file holds them."""
-    from conformance.runner import _ask, as_result
+    from conformance.run.runner import _ask, as_result
 
     surface = surfaces.get(inputs[0].surface)
     out = []
@@ -182,7 +183,7 @@ def raw_rate(surface: str, inputs: list[Input]) -> float:
     """harbor's functions (as the oracle adapter calls them) in a loop in the oracle's interpreter."""
     from importlib import resources
 
-    from conformance.connect import harbor_argv
+    from conformance.connection.connect import harbor_argv
 
     python = harbor_argv("0.13.1")[0]
     adapter = str(resources.files("oracles") / "harbor_adapter.py")

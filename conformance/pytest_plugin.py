@@ -2,7 +2,7 @@
 
 Without ``--candidate`` the plugin stays out of the way. With it, every case
 file under the given paths becomes one item per case, run through the same
-:func:`conformance.runner.run_case` as ``conformance certify``. Each
+:func:`conformance.run.runner.run_case` as ``conformance certify``. Each
 pytest-xdist worker opens its own oracle and candidate connections.
 """
 
@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cases as case_corpus
-from conformance import scope, surfaces
+from conformance.corpus import cases as case_corpus
+from conformance.core import scope
+from conformance.core import surfaces
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -34,8 +35,8 @@ class _Connections:
         self._oracle = None
 
     def candidate(self):
-        from conformance.breaker import Breaker
-        from conformance.connect import connect
+        from conformance.connection.breaker import Breaker
+        from conformance.connection.connect import connect
 
         if self._candidate is None:
             option = self.config.getoption
@@ -46,8 +47,8 @@ class _Connections:
         return self._candidate
 
     def oracle(self):
-        from conformance.connect import connect
-        from conformance.runner import Oracle
+        from conformance.connection.connect import connect
+        from conformance.run.runner import Oracle
 
         if self._oracle is None:
             spec = self.config.getoption("oracle")
@@ -101,7 +102,7 @@ class CaseItem(pytest.Item):
         self.record = None
 
     def runtest(self) -> None:
-        from conformance.runner import run_case
+        from conformance.run.runner import run_case
 
         connections = self.config.stash[_KEY]
         oracle = connections.oracle()

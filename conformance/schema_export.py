@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance import protocol, surfaces
-from conformance.cases import CaseFile
-from conformance.expectations import ExpectationFile
+from conformance.connection import protocol
+from conformance.core import surfaces
+from conformance.corpus.cases import CaseFile
+from conformance.run.expectations import ExpectationFile
 
 VALUE_TAGS_NOTE = (
     "Values in case files use YAML tags: !float (decimal, inf, -inf, nan, -nan or "

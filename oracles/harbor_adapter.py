@@ -1,17 +1,17 @@
 """The harbor oracle: harbor's own scoring code behind the candidate protocol.
 
 Runs inside a cached virtualenv holding one harbor release (see
-``conformance.oracle_env``), started as
+``conformance.oracle.environments``), started as
 
-    <venv>/bin/python -I -X utf8 harbor_adapter.py <path to the conformance package>
+    <venv>/bin/python -I -X utf8 harbor_adapter.py <path to the candidate kit, conformance/kit>
 
-or, to measure which of harbor's lines it runs (``conformance.oracle_coverage``),
+or, to measure which of harbor's lines it runs (``conformance.oracle.coverage``),
 in a second environment that also has coverage.py, as
 ``python -I -X utf8 -m coverage run --branch ... harbor_adapter.py <path>``.
 
-It serves through the suite's own candidate kit (``conformance/candidate.py``
-and ``conformance/wire.py``, standard library only, loaded by path so nothing
-else of the harness enters harbor's environment): the oracle is just another
+It serves through the suite's own candidate kit (``conformance/kit/``,
+standard library only, loaded by path so nothing else of the harness enters
+harbor's environment): the oracle is just another
 candidate. Nothing of harbor is re-implemented here: each surface builds
 harbor's own objects and calls harbor's own functions; an exception harbor
 raises is the output (``raised``), never a failure of the adapter.
@@ -62,23 +62,20 @@ from harbor.utils.pass_at_k import compute_pass_at_k_by_evals
 from harbor.verifier.verifier import Verifier
 
 
-def _load_kit(package_dir: str):
-    """Import conformance.wire and conformance.candidate from their files alone."""
-    package = types.ModuleType("conformance")
-    package.__path__ = []  # a namespace of two modules, nothing else of the harness
-    sys.modules["conformance"] = package
-    loaded = []
-    for name in ("wire", "candidate"):
-        spec = importlib.util.spec_from_file_location(f"conformance.{name}", Path(package_dir) / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        setattr(package, name, module)
-        spec.loader.exec_module(module)
-        loaded.append(module)
-    return loaded
+def _load_kit(kit_dir: str) -> types.ModuleType:
+    """The suite's candidate kit (standard library only), imported from its folder as the package
+    ``conformance_kit``: nothing else of the harness enters harbor's environment."""
+    init = Path(kit_dir) / "__init__.py"
+    spec = importlib.util.spec_from_file_location("conformance_kit", init, submodule_search_locations=[kit_dir])
+    assert spec is not None and spec.loader is not None, kit_dir
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = package  # the kit's relative imports resolve through it
+    spec.loader.exec_module(package)
+    return package
 
 
-wire, kit = _load_kit(sys.argv[1])
+conformance_kit = _load_kit(sys.argv[1])
+kit = conformance_kit.candidate
 
 
 def _load_sibling(name: str) -> types.ModuleType:

@@ -478,7 +478,7 @@ def _registry_entry(name: str, version: str, metrics: list[Any], task_dirs: list
 class JobResultSurface:
     """job.result: a whole job through harbor's ``Job.create(config).run()``.
 
-    Request (see ``JobResultInput`` in conformance/surfaces.py): ``agents``
+    Request (see ``JobResultInput`` in conformance/core/surfaces.py): ``agents``
     (name, model), ``n_attempts``, the job's ``metrics``, ad-hoc ``tasks`` and
     registry ``datasets`` (name, metrics, tasks); a task is ``{name, trials:
     [phase, ...]}``, its trials in the job's order (attempt, then agent).
@@ -618,6 +618,6 @@ class _KeepDuplicates:
         return value
 
     def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        from conformance.candidate import distinct_keys  # the suite's kit, loaded by harbor_adapter.py
+        from conformance_kit.candidate import distinct_keys  # the suite's kit, loaded by harbor_adapter.py
 
         return distinct_keys([(key, self._value(value)) for key, value in pairs])

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from conformance import cases
-from conformance.connect import connect
-from conformance.runner import Oracle
+from conformance.corpus import cases
+from conformance.connection.connect import connect
+from conformance.run.runner import Oracle
 
 ORACLE_SPEC = "harbor==0.13.1"
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance import wire
-from conformance.connect import connect
+from conformance.kit import wire
+from conformance.connection.connect import connect
 
 pytestmark = pytest.mark.oracle
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from conformance import bench, surfaces
+from conformance import bench
+from conformance.core import surfaces
 
 
 def test_the_bench_corpus_is_repeatable_and_has_no_slow_input():

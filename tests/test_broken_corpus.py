@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cases import check_corpus
+from conformance.corpus.cases import check_corpus
 
 ROOT = Path(__file__).parent / "broken_cases"
 REPO = Path(__file__).parent.parent
@@ -86,7 +86,7 @@ def test_certify_refuses_the_broken_corpus(tmp_path):
     report = tmp_path / "report.jsonl"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     proc = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "certify", "--candidate", "reference", "--oracle", "recorded",
+        [sys.executable, "-m", "conformance.cli.app", "certify", "--candidate", "reference", "--oracle", "recorded",
          "--cases", str(ROOT), "--report", str(report)],
         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300,
     )

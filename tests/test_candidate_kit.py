@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.candidate import working_folder
+from conformance.kit.candidate import working_folder
 
 
 def test_files_are_written_under_their_relative_names_and_cwd_is_restored():
@@ -36,7 +36,7 @@ def test_names_that_leave_the_folder_are_refused(name):
 def test_distinct_keys_keeps_every_repeat_of_a_json_key():
     import json
 
-    from conformance.candidate import distinct_keys
+    from conformance.kit.candidate import distinct_keys
 
     assert json.loads('{"nan": [0], "nan": [1], "nan": [2]}', object_pairs_hook=distinct_keys) == {
         "nan": [0], "nan (2)": [1], "nan (3)": [2]}

@@ -1,4 +1,4 @@
-"""Tests for conformance.cases: loading case files and checking a corpus."""
+"""Tests for conformance.corpus.cases: loading case files and checking a corpus."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cases import CaseError, CorpusError, check_corpus, load_corpus, select
-from conformance.compare import Result
+from conformance.corpus.cases import CaseError, CorpusError, check_corpus, load_corpus, select
+from conformance.core.compare import Result
 
 GOOD_REWARD = """\
 surface: reward.parse
@@ -524,7 +524,7 @@ def test_file_tag_errors_name_file_line_and_case(tmp_path, path, message):
 def test_file_tag_outside_a_case_file_is_refused():
     import yaml
 
-    from conformance.yaml_values import CaseLoader
+    from conformance.corpus.yaml_values import CaseLoader
 
     with pytest.raises(yaml.YAMLError, match="only allowed in a case file"):
         yaml.load("x: !file a.py\n", Loader=CaseLoader)
@@ -668,7 +668,7 @@ def test_a_metric_without_script_path_is_legal(tmp_path):
 def test_generated_uv_script_inputs_keep_script_path_in_the_folder(surface):
     from hypothesis import given, settings
 
-    from conformance import surfaces
+    from conformance.core import surfaces
     from conformance.strategies import jobs, reward_lists
 
     strategy = {"metric.compute": reward_lists.uv_script_inputs, "job.result": jobs.uv_script_jobs}[surface]

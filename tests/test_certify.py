@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from conformance import surfaces
-from conformance.connect import connect
-from conformance.runner import run_cases
+from conformance.core import surfaces
+from conformance.connection.connect import connect
+from conformance.run.runner import run_cases
 from tests import wrong_candidates
 
 
@@ -52,7 +52,7 @@ def test_wrong_candidate_is_caught_with_the_right_class(name, corpus, live_oracl
 
 
 def _cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args],
+    return subprocess.run([sys.executable, "-m", "conformance.cli.app", *args],
                           capture_output=True, text=True, cwd=cwd)
 
 

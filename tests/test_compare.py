@@ -1,4 +1,4 @@
-"""Tests for conformance.compare: the bit-exact comparator.
+"""Tests for conformance.core.compare: the bit-exact comparator.
 
 Float classes and ULP distances are computed here from the IEEE-754 bit
 fields (and by stepping with math.nextafter), independently of the module.
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.compare import (
+from conformance.core.compare import (
     POLICIES,
     Mismatch,
     MismatchClass,
@@ -397,8 +397,8 @@ def test_same_raised_class_conforms_whatever_the_messages(name, msg1, msg2):
 
 
 def test_dict_keys_equal_in_python_but_of_another_type_are_a_type_mismatch():
-    from conformance.compare import MismatchClass as MC
-    from conformance.compare import compare_values as cv
+    from conformance.core.compare import MismatchClass as MC
+    from conformance.core.compare import compare_values as cv
 
     assert [m.cls for m in cv({"g": {2: 0.5}}, {"g": {2.0: 0.5}})] == [MC.TYPE]
     assert [m.cls for m in cv({1: "x"}, {True: "x"})] == [MC.TYPE]
@@ -428,7 +428,7 @@ def test_key_order_is_ignored_only_at_the_paths_declared_unordered():
     (b"1", "1"),
 ])
 def test_values_that_differ_still_mismatch_when_their_wire_forms_are_given(expected, actual):
-    from conformance import wire
+    from conformance.kit import wire
 
     got = compare(Result.of_value(expected, wire.encode(expected)), Result.of_value(actual, wire.encode(actual)),
                   NanPolicy.ANY)
@@ -436,7 +436,7 @@ def test_values_that_differ_still_mismatch_when_their_wire_forms_are_given(expec
 
 
 def test_equal_wire_forms_conform_under_the_bitwise_policy_too():
-    from conformance import wire
+    from conformance.kit import wire
 
     nan = struct.unpack("<d", struct.pack("<Q", 0x7FF8000000000001))[0]
     value = {"x": [nan, -0.0, 5e-324]}

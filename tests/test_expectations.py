@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import certification, expectations
+from conformance.run import certification
+from conformance.run import expectations
 
 WRONG = "tests.wrong_candidates:pass_at_1"
 DIVERGES = "pass_at_k::all-null-rewards"  # two null trials of one task: pass@1 is extra
@@ -117,7 +118,7 @@ def test_a_broken_expectation_file_names_file_line_and_id(tmp_path, body, line, 
 def test_certify_refuses_a_broken_expectation_file_with_exit_2(tmp_path):
     path = tmp_path / "broken.yaml"
     path.write_text("divergences:\n  - id: nope\n    reason: r\n")
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "certify", "--oracle", "recorded",
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli.app", "certify", "--oracle", "recorded",
                            "-c", "reference", "-k", DIVERGES, "--expectations", str(path),
                            "--report", str(tmp_path / "r.jsonl")], capture_output=True, text=True)
     assert proc.returncode == 2
@@ -153,7 +154,7 @@ def test_update_writes_every_divergence_and_keeps_reviewed_reasons(tmp_path):
         {"id": "reward.parse::new", "surface": "reward.parse", "outcome": "crash", "detail": "exited with status 1"},
         {"id": "reward.parse::fine", "surface": "reward.parse", "outcome": "pass"},
     ], ["reward.parse"], str(known))
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "expectations", "update", str(report)],
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli.app", "expectations", "update", str(report)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     entries = {e.id: e for e in expectations.load(known).divergences}
@@ -174,7 +175,7 @@ def test_update_then_certify_turns_the_run_green(tmp_path):
                                 report)
     assert not run.conforms
     known = tmp_path / "wrong.yaml"
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "expectations", "update", str(report),
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli.app", "expectations", "update", str(report),
                            "--file", str(known)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     again, records = _certify(tmp_path, known, ["pass_at_k::*"])

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance import registry as registry_module
-from conformance import scope
-from conformance.registry import Registry, RegistryError
-from conformance.report import read
+from conformance.core import registry as registry_module
+from conformance.core import scope
+from conformance.core.registry import Registry, RegistryError
+from conformance.report.model import read
 
 EXAMPLE = Path(__file__).parent / "plugin_example"
 
@@ -54,7 +54,7 @@ def test_entry_points_are_read_once_and_a_broken_one_is_named(monkeypatch):
 def _cli(*args: str) -> subprocess.CompletedProcess:
     # The example package is "installed" by putting it (and its dist-info) on the path.
     env = {**os.environ, "PYTHONPATH": str(EXAMPLE), "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True, env=env)
+    return subprocess.run([sys.executable, "-m", "conformance.cli.app", *args], capture_output=True, text=True, env=env)
 
 
 def test_a_third_party_surface_candidate_and_policy_work_through_entry_points(tmp_path):
@@ -124,7 +124,7 @@ def test_restricted_generators_draw_only_claimed_values(value):
 def test_an_installed_evsys_sdk_registry_is_asked_after_the_entry_points(monkeypatch):
     import types
 
-    from conformance import metric_plugin
+    from conformance.connection import evsys_plugin as metric_plugin
 
     class PassHat3:
         name = "pass^3"
@@ -146,9 +146,9 @@ def test_an_installed_evsys_sdk_registry_is_asked_after_the_entry_points(monkeyp
 
 
 def test_a_surface_whose_own_oracle_cannot_start_gives_errors_not_a_crash():
-    from conformance import surfaces
-    from conformance.connect import connect
-    from conformance.runner import Oracle, run_input
+    from conformance.core import surfaces
+    from conformance.connection.connect import connect
+    from conformance.run.runner import Oracle, run_input
 
     @surface_for_test("test.broken-oracle", oracle="no_such_module_anywhere:oracle")
     class _Input(surfaces.BaseModel):
@@ -163,6 +163,6 @@ def test_a_surface_whose_own_oracle_cannot_start_gives_errors_not_a_crash():
 
 
 def surface_for_test(name: str, **declaration):
-    from conformance.surfaces import surface
+    from conformance.core.surfaces import surface
 
     return surface(name, summary="a test surface", output="int", spec="none", **declaration)

@@ -14,13 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cases, expectations, gate
+from conformance.corpus import cases
+from conformance.run import expectations
+from conformance.run import gate
 
 SHIPPED = sorted(Path(gate.__file__).resolve().parent.parent.joinpath("oracles", "expectations").glob("*.yaml"))
 
 
 def _gate(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "conformance.cli", "gate", *args, "--no-generate",
+    return subprocess.run([sys.executable, "-m", "conformance.cli.app", "gate", *args, "--no-generate",
                            "--out", str(tmp_path)], capture_output=True, text=True)
 
 

@@ -12,22 +12,24 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from conformance import cases as case_corpus
-from conformance import generate, surfaces, wire
-from conformance.candidate import Candidate
-from conformance.connect import InProcess, connect
+from conformance.corpus import cases as case_corpus
+from conformance.run import generate
+from conformance.core import surfaces
+from conformance.kit import wire
+from conformance.kit.candidate import Candidate
+from conformance.connection.connect import InProcess, connect
 from conformance.reference import candidate as reference
 from conformance.reference import metrics, reward_files
-from conformance.report import read
-from conformance.runner import run_cases
-from conformance.yaml_values import CaseLoader, render
+from conformance.report.model import read
+from conformance.run.runner import run_cases
+from conformance.corpus.yaml_values import CaseLoader, render
 from tests import wrong_candidates
 
 CI = generate.PROFILES["ci"]
 
 
 def _cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run([sys.executable, "-m", "conformance.cli.app", *args], capture_output=True, text=True, cwd=cwd)
 
 
 def _same(a, b) -> bool:
@@ -160,7 +162,7 @@ def test_a_nondeterministic_candidate_is_reported_not_raised(live_oracle):
 
 
 def test_generated_inputs_need_a_live_oracle():
-    from conformance.runner import Oracle
+    from conformance.run.runner import Oracle
 
     with pytest.raises(ValueError, match="live oracle"):
         generate.generate("pass_at_k", connect("reference"), Oracle(None), profile=CI, seed=0)

@@ -14,8 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance import certification, junit, markdown, report
-from conformance.replies import PROTOCOL_ERRORS
+from conformance.run import certification
+from conformance.report import junit
+from conformance.report import markdown
+from conformance.report import model as report
+from conformance.connection.replies import PROTOCOL_ERRORS
 
 CHAOS = Path(__file__).resolve().parent / "chaos_candidate.py"
 GLOB = "reward.parse::*"

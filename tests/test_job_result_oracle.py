@@ -13,7 +13,7 @@ import itertools
 
 import pytest
 
-from conformance import wire
+from conformance.kit import wire
 
 SURFACE = "job.result"
 _seq = itertools.count(1)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import itertools
 import subprocess
 
-from conformance import connect as connect_module
-from conformance import wire
+from conformance.connection import connect as connect_module
+from conformance.kit import wire
 
 SURFACE = "multi_step.reward"
 _seq = itertools.count(1)
@@ -158,7 +158,7 @@ def test_the_oracle_writes_only_protocol_lines():
     lines += [wire.dumps({"cmd": "run", "seq": i, "surface": SURFACE, "input": wire.encode(r)})
               for i, r in enumerate(requests)]
     lines.append(wire.dumps({"cmd": "stop"}))
-    from conformance import oracle_env
+    from conformance.oracle import environments as oracle_env
 
     done = subprocess.run(connect_module.harbor_argv("0.13.1"), input="\n".join(lines) + "\n", text=True,
                           capture_output=True, timeout=300, env=oracle_env.script_environment())

@@ -14,9 +14,12 @@ import sys
 
 import pytest
 
-from conformance import oracle_coverage, oracle_env, surfaces, wire
-from conformance.connect import ConnectError, connect, harbor_argv
-from conformance.oracle_coverage import Never, Span, Target
+from conformance.oracle import coverage as oracle_coverage
+from conformance.oracle import environments as oracle_env
+from conformance.core import surfaces
+from conformance.kit import wire
+from conformance.connection.connect import ConnectError, connect, harbor_argv
+from conformance.oracle.coverage import Never, Span, Target
 
 HARBOR = "0.13.1"
 VERIFIER = "harbor/verifier/verifier.py"
@@ -182,7 +185,7 @@ def test_the_cases_alone_and_the_ci_profile_alone_each_reach_all_reachable_code(
     # The corpus and the generators are each held to the target on their own: a case
     # deleted or a strategy narrowed shows up here as a missing line or branch.
     figures = tmp_path / "coverage.json"
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "coverage", "--json", str(figures)],
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli.app", "coverage", "--json", str(figures)],
                           capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     data = json.loads(figures.read_text())

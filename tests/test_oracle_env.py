@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from conformance import oracle_env
+from conformance.oracle import environments as oracle_env
 
 
 def test_no_python_312_says_what_to_install(monkeypatch, tmp_path):

@@ -11,12 +11,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conformance import connect as connect_module
-from conformance import registry as registry_module
-from conformance import wire
-from conformance.connect import ConnectError, Reply, connect, interpret
+from conformance.connection import connect as connect_module
+from conformance.core import registry as registry_module
+from conformance.kit import wire
+from conformance.connection.connect import ConnectError, Reply, connect, interpret
 from conformance.reference import candidate as reference
-from conformance.registry import Registry
+from conformance.core.registry import Registry
 from conformance.schema_export import all_schemas
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "conformance" / "schemas"
@@ -94,7 +94,7 @@ def test_unknown_spec_is_a_clear_error():
     with pytest.raises(ConnectError, match="cannot import"):
         connect("no_such_module_anywhere:thing")
     with pytest.raises(ConnectError, match="not a candidate"):
-        connect("conformance.wire:encode")
+        connect("conformance.kit.wire:encode")
 
 
 def test_entry_point_candidates_are_found(monkeypatch):

@@ -6,9 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conformance import cases as case_corpus
-from conformance.connect import Reply
-from conformance.record import record
+from conformance.corpus import cases as case_corpus
+from conformance.connection.connect import Reply
+from conformance.corpus.record import record
 
 CASE_FILE = """\
 # a comment that stays
@@ -80,7 +80,7 @@ def test_an_oracle_without_a_result_records_nothing(tmp_path):
 
 def test_the_cli_records_and_says_how_many(tmp_path):
     root = _corpus(tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "cases", "record", str(root)],
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli.app", "cases", "record", str(root)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "recorded 2 case(s) from harbor==0.13.1; 0 left without a result" in proc.stdout

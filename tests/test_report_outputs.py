@@ -14,8 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance import badge, junit, markdown, releases, report_diff, wire
-from conformance.report import read
+from conformance.report import badge
+from conformance.report import junit
+from conformance.report import markdown
+from conformance.oracle import releases
+from conformance.report import diff as report_diff
+from conformance.kit import wire
+from conformance.report.model import read
 
 MISMATCH = {"cls": "value", "path": "$['reward']", "expected": "1.0", "actual": "0.0"}
 ULP = {"cls": "ulp", "path": "$['mean']", "expected": "0.1", "actual": "0.10000000000000002", "ulps": 1}
@@ -80,14 +85,14 @@ def test_diff_classifies_every_changed_id(two_reports):
 def test_diff_cli_exit_status_and_outputs(two_reports, tmp_path):
     a, b = two_reports
     out_md, out_json = tmp_path / "d.md", tmp_path / "d.json"
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "diff", str(a), str(b),
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli.app", "diff", str(a), str(b),
                            "--markdown", str(out_md), "--json", str(out_json)], capture_output=True, text=True)
     assert proc.returncode == 1, proc.stdout + proc.stderr  # a new divergence and a changed one
     data = json.loads(out_json.read_text())
     assert data["counts"] == {"new-divergence": 1, "fixed": 1, "changed": 1, "only-in-a": 1, "only-in-b": 1}
     assert "`reward.parse::reclassed` | changed | fail [value] | fail [ulp]" in out_md.read_text()
     # A report compared with itself changes nothing.
-    back = subprocess.run([sys.executable, "-m", "conformance.cli", "diff", str(b), str(b)],
+    back = subprocess.run([sys.executable, "-m", "conformance.cli.app", "diff", str(b), str(b)],
                           capture_output=True, text=True)
     assert back.returncode == 0 and "0 new-divergence" in back.stdout
 
@@ -95,7 +100,7 @@ def test_diff_cli_exit_status_and_outputs(two_reports, tmp_path):
 def test_diff_of_fixes_only_exits_zero(tmp_path):
     a = _write(tmp_path / "a.jsonl", [_case("reward.parse::x", "fail", MISMATCH)])
     b = _write(tmp_path / "b.jsonl", [_case("reward.parse::x", "pass")])
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "diff", str(a), str(b)],
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli.app", "diff", str(a), str(b)],
                           capture_output=True, text=True)
     assert proc.returncode == 0 and "1 fixed" in proc.stdout
 
@@ -164,7 +169,7 @@ def test_markdown_summary_lists_the_problems_and_not_the_known(mixed):
 
 def test_summary_cli_writes_all_three_formats(mixed, tmp_path):
     outputs = {"--markdown": tmp_path / "s.md", "--junit": tmp_path / "s.xml", "--badge": tmp_path / "b.json"}
-    proc = subprocess.run([sys.executable, "-m", "conformance.cli", "summary", str(mixed),
+    proc = subprocess.run([sys.executable, "-m", "conformance.cli.app", "summary", str(mixed),
                            *(x for flag, path in outputs.items() for x in (flag, str(path)))],
                           capture_output=True, text=True)
     assert proc.returncode == 1

@@ -11,9 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-from conformance import report, resume
-from conformance.certification import Options
-from conformance.generate import PROFILES
+from conformance.report import model as report
+from conformance.run import resume
+from conformance.run.certification import Options
+from conformance.run.generate import PROFILES
 from tests.test_hostile_candidates import chaos, requests
 
 GLOB = "reward.parse::txt-*"

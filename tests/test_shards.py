@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conformance import certification, report
-from conformance.cli import app
-from conformance.shards import Shard
+from conformance.run import certification
+from conformance.report import model as report
+from conformance.cli.app import app
+from conformance.run.shards import Shard
 
 ALL = certification.case_corpus.select(certification.load_corpus(certification.case_corpus.default_root()),
                                        harbor_version="0.13.1")

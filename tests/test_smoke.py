@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from conformance.cli import app
+from conformance.cli.app import app
 from tests.test_hostile_candidates import chaos
 
 

@@ -1,4 +1,4 @@
-"""Tests for conformance.wire: the lossless JSON value codec.
+"""Tests for conformance.kit.wire: the lossless JSON value codec.
 
 Expected wire forms are computed here with struct / binascii, never taken
 from the module under test.
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.wire import WireError, bits_to_float, decode, dumps, encode, loads
+from conformance.kit.wire import WireError, bits_to_float, decode, dumps, encode, loads
 
 # -- independent helpers -----------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Tests for conformance.yaml_values: value tags, the lint and render."""
+"""Tests for conformance.corpus.yaml_values: value tags, the lint and render."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.yaml_values import AliasError, CaseLoader, lint, parse_float_literal, render
+from conformance.corpus.yaml_values import AliasError, CaseLoader, lint, parse_float_literal, render
 
 
 def bits_of(value: float) -> int:

@@ -10,7 +10,7 @@ import json
 import math
 from unittest import mock
 
-from conformance.candidate import working_folder
+from conformance.kit.candidate import working_folder
 from conformance.reference import candidate as reference
 from conformance.reference import (
     evsys_metrics,

@@ -13,7 +13,7 @@ import json
 import platform
 
 from conformance import __version__
-from conformance.candidate import Candidate, reads_files, working_folder
+from conformance.kit.candidate import Candidate, reads_files, working_folder
 from conformance.reference import (
     evsys_metrics,
     job_result,

@@ -36,7 +36,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from conformance.candidate import distinct_keys
+from conformance.kit.candidate import distinct_keys
 from conformance.reference import pass_at_k, reward_files
 from conformance.reference.metrics import metric_from_config, validate_config
 

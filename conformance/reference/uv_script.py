@@ -5,7 +5,7 @@ trial, ``null`` for a trial without rewards, otherwise ``json.dump`` with its
 default spelling (``NaN``/``Infinity`` tokens, ASCII escapes); a non-zero exit
 is a RuntimeError; the output file is read back as whatever JSON it holds.
 The script runs in the environment the suite gives every side (uv on PATH,
-the oracle's Python; see ``conformance.oracle_env.script_environment``).
+the oracle's Python; see ``conformance.oracle.environments.script_environment``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class UvScriptMetric:
         return "null\n" if reward is None else json.dumps(reward) + "\n"
 
     def compute(self, rewards: list) -> Any:
-        from conformance.oracle_env import script_environment
+        from conformance.oracle.environments import script_environment
 
         with tempfile.TemporaryDirectory() as folder:
             input_path, output_path = Path(folder) / "rewards.jsonl", Path(folder) / "metric.json"

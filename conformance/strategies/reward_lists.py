@@ -80,7 +80,7 @@ UV_SCRIPTS = ("echo_lines.py", "pass_rate.py", "fails.py")
 @functools.cache
 def shipped_scripts() -> dict[str, bytes]:
     """The UV_SCRIPTS the corpus has, by name: read once, when a uv-script input is first drawn."""
-    from conformance.cases import default_root
+    from conformance.corpus.cases import default_root
 
     folder = default_root() / "metric.compute" / "scripts"
     return {name: (folder / name).read_bytes() for name in UV_SCRIPTS if (folder / name).is_file()}

@@ -1,0 +1,5 @@
+"""The ``conformance`` command."""
+
+from conformance.cli.app import app, main
+
+__all__ = ["app", "main"]

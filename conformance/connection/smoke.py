@@ -1,0 +1,97 @@
+"""Does a candidate speak the protocol at all? A check before any scoring (``conformance smoke``).
+
+It starts the candidate, reads its handshake, sends one request per surface
+it declares (the first case of that surface, compared with nothing), one for
+a surface it does not serve (the answer must be ``skipped``), and ``stop``.
+Every message is checked against the published schemas. Each step passes or
+fails with what went wrong and what to do about it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.corpus import cases as case_corpus
+from conformance.core import surfaces
+from conformance.kit import wire
+from conformance.connection.connect import DEFAULT_TIMEOUT, Reply, StartFailure, connect
+from conformance.connection.replies import HINTS
+
+UNSERVED = "smoke.no-such-surface"  # a surface no candidate serves
+
+
+@dataclass
+class Check:
+    step: str
+    ok: bool
+    message: str
+    hint: str = ""
+
+
+def _hint(reply: Reply) -> str:
+    return HINTS.get(reply.error or reply.kind, "")
+
+
+def _answered(reply: Reply) -> str:
+    if reply.kind == "output":
+        return f"output {reply.value!r:.80}"
+    if reply.kind == "raised":
+        return f"raised {reply.value}"
+    return f"{reply.kind}: {reply.detail.strip().splitlines()[0][:120] if reply.detail.strip() else ''}"
+
+
+def first_inputs(root: Path) -> dict[str, object]:
+    """One input per surface: the first case of each in the corpus (whatever its other problems)."""
+    loaded, _errors = case_corpus.check_corpus(root)
+    out: dict[str, object] = {}
+    for item in loaded:
+        out.setdefault(item.case.surface, item.case.input)
+    return out
+
+
+def smoke(spec: str, *, timeout: float = DEFAULT_TIMEOUT, timeout_multiplier: float = 1.0,
+          cases_root: Path | None = None) -> list[Check]:
+    """The steps, in order; it stops at a handshake that fails. ConnectError: the spec names nothing runnable."""
+    checks: list[Check] = []
+    try:
+        connection = connect(spec, timeout=timeout, timeout_multiplier=timeout_multiplier, validate=True)
+    except StartFailure as e:
+        detail = e.reply.detail.strip()
+        return [Check("handshake", False, f"{e.reply.error or e.reply.kind}: {detail}", _hint(e.reply))]
+    impl = connection.implementation
+    declared = list(impl["surfaces"])
+    checks.append(Check("handshake", True, f"{impl['name']} {impl['version']} ({impl['language']}), "
+                                           f"protocol 1, surfaces: {', '.join(declared) or 'none'}"))
+    unknown = [name for name in declared if name not in surfaces.SURFACES]
+    if unknown:
+        checks.append(Check("surfaces", False, f"declares surfaces this suite does not have: {', '.join(unknown)}",
+                            f"known surfaces: {', '.join(sorted(surfaces.SURFACES))}"))
+    if not [name for name in declared if name in surfaces.SURFACES]:
+        checks.append(Check("surfaces", False, "declares no surface of this suite: nothing could be certified",
+                            "list the surfaces you answer in implementation.surfaces"))
+    inputs = first_inputs(cases_root or case_corpus.default_root())
+    seq = 0
+    try:
+        for name in declared:
+            if name not in surfaces.SURFACES:
+                continue
+            if name not in inputs:
+                checks.append(Check(f"run {name}", False, "no case of this surface in the corpus to send"))
+                continue
+            seq += 1
+            reply = connection.run(seq, name, wire.encode(inputs[name]))
+            ok = reply.kind in ("output", "raised", "skipped", "errored")
+            checks.append(Check(f"run {name}", ok, _answered(reply) if ok else
+                                f"{reply.error or reply.kind}: {reply.detail.strip()[:600]}", "" if ok else _hint(reply)))
+        seq += 1
+        reply = connection.run(seq, UNSERVED, None)
+        checks.append(Check(f"run {UNSERVED}", reply.kind == "skipped", _answered(reply) if reply.kind != "protocol-error"
+                            else f"{reply.error}: {reply.detail.strip()[:600]}",
+                            "" if reply.kind == "skipped" else
+                            "answer a surface you do not serve with {\"seq\": N, \"skipped\": {\"reason\": \"...\"}}"))
+    finally:
+        stopped = connection.close()
+    checks.append(Check("stop", stopped is None, "exited after stop" if stopped is None else stopped.detail,
+                        "" if stopped is None else "exit when you read {\"cmd\": \"stop\"} or when stdin closes"))
+    return checks

@@ -1,0 +1,269 @@
+"""Declarative cases: the model, the loader and the corpus check.
+
+A case file is ``cases/<surface>/<topic>.yaml``:
+
+    surface: reward.parse
+    cases:
+      - id: reward.parse::txt-one        # immutable: surface::slug
+        description: reward.txt holding "1"
+        tags: [reward.txt]
+        spec: seed-003 §1.2
+        harbor: ">=0.13.1"               # optional PEP 440 specifiers; absent = every release
+        input: {reward_txt: !bytes "1"}
+        expect:                          # the oracle's recorded result (optional)
+          output: {reward: !float 1.0}   # or: raised: RewardFileEmptyError
+        spec_disagrees: ...              # optional: where harbor differs from the prose spec
+
+Every error names the file, the line and the case id.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import Version
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from conformance.core import surfaces
+from conformance.core.compare import Result
+from conformance.corpus.yaml_values import AliasError, CaseLoader, lint
+
+ID_PATTERN = r"^[a-z][a-z0-9_.]*::[a-z0-9][a-z0-9._-]*$"
+
+
+class Expectation(BaseModel):
+    """The oracle's recorded result: exactly one of ``output`` and ``raised``."""
+
+    model_config = ConfigDict(extra="forbid")
+    output: Any = Field(default=None, description="The output value (tags as in the case file).")
+    raised: str | None = Field(default=None, description="Class name of the exception raised.")
+    reason_code: str | None = Field(
+        default=None, description="With raised, on surfaces that compare it: the agent-challenge reason code "
+                                  "the message normalizes to; absent when it is none that agent-challenge lists.")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> Expectation:
+        given = {"output", "raised"} & self.model_fields_set
+        if len(given) != 1:
+            raise ValueError("expect takes exactly one of 'output' and 'raised'")
+        if "reason_code" in self.model_fields_set and "raised" not in given:
+            raise ValueError("expect: reason_code goes with raised")
+        return self
+
+    def result(self) -> Result:
+        if "raised" in self.model_fields_set:
+            return Result.of_raised(self.raised, self.reason_code)
+        return Result.of_value(self.output)
+
+
+class Case(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(pattern=ID_PATTERN, description="Immutable id: <surface>::<slug>.")
+    description: str = Field(min_length=1)
+    tags: list[str] = Field(default_factory=list)
+    spec: str = Field(min_length=1, description="The spec section the case checks.")
+    harbor: str | None = Field(default=None, description="PEP 440 specifiers of the harbor releases it applies to.")
+    input: Any
+    expect: Expectation | None = None
+    spec_disagrees: str | None = Field(
+        default=None, description="Where harbor's wheel differs from the spec's prose, and how."
+    )
+
+    @field_validator("harbor")
+    @classmethod
+    def _specifiers(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                SpecifierSet(value)
+            except InvalidSpecifier as e:
+                raise ValueError(str(e)) from None
+        return value
+
+    @property
+    def surface(self) -> str:
+        return self.id.split("::", 1)[0]
+
+    def applies_to(self, harbor_version: str | None) -> bool:
+        if self.harbor is None or harbor_version is None:
+            return True
+        return SpecifierSet(self.harbor).contains(Version(harbor_version), prereleases=True)
+
+
+class CaseFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    surface: str
+    cases: list[Case] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class CaseError:
+    file: Path
+    line: int
+    case_id: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}"
+        return f"{where}: [{self.case_id}] {self.message}" if self.case_id else f"{where}: {self.message}"
+
+
+class CorpusError(Exception):
+    def __init__(self, errors: list[CaseError]) -> None:
+        self.errors = errors
+        super().__init__("\n".join(map(str, errors)))
+
+
+@dataclass(frozen=True)
+class LoadedCase:
+    case: Case
+    file: Path
+    line: int
+
+    @property
+    def id(self) -> str:
+        return self.case.id
+
+
+def case_nodes(root: yaml.Node) -> list[tuple[int, str | None, int, int]]:
+    """(line, id, first line, last line) of each case mapping in the file."""
+    out = []
+    if not isinstance(root, yaml.MappingNode):
+        return out
+    for key, value in root.value:
+        if getattr(key, "value", None) == "cases" and isinstance(value, yaml.SequenceNode):
+            for item in value.value:
+                case_id = None
+                if isinstance(item, yaml.MappingNode):
+                    for k, v in item.value:
+                        if getattr(k, "value", None) == "id" and isinstance(v, yaml.ScalarNode):
+                            case_id = v.value
+                out.append((item.start_mark.line + 1, case_id, item.start_mark.line + 1, item.end_mark.line + 1))
+    return out
+
+
+def _owner(nodes, line: int) -> str | None:
+    """The id of the case a line belongs to: the last case starting at or before it."""
+    owner = None
+    for _, case_id, first, last in nodes:
+        if first <= line <= last:
+            owner = case_id
+    return owner
+
+
+def load_file(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
+    """Load one case file; never raises for bad content, returns the errors instead."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        return [], [CaseError(path, 1, None, f"cannot read: {e}")]
+    try:
+        root = yaml.compose(text, Loader=CaseLoader)
+    except AliasError as e:
+        line = e.problem_mark.line + 1
+        return [], [CaseError(path, line, _owner(case_nodes(e.node), line), e.problem)]
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        return [], [CaseError(path, mark.line + 1 if mark else 1, None, f"bad YAML: {e}")]
+    if root is None:
+        return [], [CaseError(path, 1, None, "empty case file")]
+    nodes = case_nodes(root)
+    errors = [CaseError(path, p.line, _owner(nodes, p.line), p.message) for p in lint(root)]
+    try:
+        loader = CaseLoader(text)
+        loader.base_dir = path.parent
+        data = loader.get_single_data()
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = mark.line + 1 if mark else 1
+        return [], errors + [CaseError(path, line, _owner(nodes, line), f"bad value: {getattr(e, 'problem', e)}")]
+    try:
+        parsed = CaseFile.model_validate(data)
+    except ValidationError as e:
+        for err in e.errors():
+            loc = err["loc"]
+            line, case_id = 1, None
+            if len(loc) >= 2 and loc[0] == "cases" and isinstance(loc[1], int) and loc[1] < len(nodes):
+                line, case_id = nodes[loc[1]][0], nodes[loc[1]][1]
+            field = ".".join(str(part) for part in loc)
+            errors.append(CaseError(path, line, case_id, f"{field}: {err['msg']}"))
+        return [], errors
+    if parsed.surface not in surfaces.SURFACES:
+        errors.append(CaseError(path, 1, None, f"unknown surface {parsed.surface!r}"))
+        return [], errors
+    if path.parent.name != parsed.surface:
+        errors.append(CaseError(path, 1, None, f"a {parsed.surface} case file belongs in cases/{parsed.surface}/"))
+    surface = surfaces.get(parsed.surface)
+    loaded = []
+    for case, (line, _, _, _) in zip(parsed.cases, nodes, strict=False):
+        if case.surface != parsed.surface:
+            errors.append(CaseError(path, line, case.id, f"id must start with {parsed.surface}::"))
+        try:
+            surface.validate_input(case.input)
+        except ValidationError as e:
+            for err in e.errors():
+                field = ".".join(str(part) for part in err["loc"]) or "input"
+                errors.append(CaseError(path, line, case.id, f"input.{field}: {err['msg']}"))
+        loaded.append(LoadedCase(case, path, line))
+    return loaded, errors
+
+
+def default_root() -> Path:
+    """The corpus beside the package in a checkout, else ./cases."""
+    beside = Path(__file__).resolve().parents[2] / "cases"
+    return beside if beside.is_dir() else Path("cases")
+
+
+def case_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.glob("*/*.yaml") if p.is_file())
+
+
+def check_corpus(root: Path) -> tuple[list[LoadedCase], list[CaseError]]:
+    """Load every case file below ``root``; the errors include duplicate ids."""
+    if not root.is_dir():
+        return [], [CaseError(root, 1, None, "no such case folder")]
+    loaded: list[LoadedCase] = []
+    errors: list[CaseError] = []
+    for path in case_files(root):
+        cases, file_errors = load_file(path)
+        loaded.extend(cases)
+        errors.extend(file_errors)
+    first: dict[str, LoadedCase] = {}
+    for item in loaded:
+        if item.id in first:
+            other = first[item.id]
+            errors.append(CaseError(item.file, item.line, item.id,
+                                    f"duplicate id (first at {other.file}:{other.line})"))
+        else:
+            first[item.id] = item
+    return loaded, errors
+
+
+def load_corpus(root: Path) -> list[LoadedCase]:
+    loaded, errors = check_corpus(root)
+    if errors:
+        raise CorpusError(errors)
+    return loaded
+
+
+def select(
+    cases: list[LoadedCase],
+    surfaces_wanted: list[str] | None = None,
+    harbor_version: str | None = None,
+    ids: list[str] | None = None,
+) -> list[LoadedCase]:
+    chosen = []
+    patterns = [re.compile(re.escape(i).replace(r"\*", ".*")) for i in ids or []]
+    for item in cases:
+        if surfaces_wanted and item.case.surface not in surfaces_wanted:
+            continue
+        if patterns and not any(p.fullmatch(item.id) for p in patterns):
+            continue
+        if not item.case.applies_to(harbor_version):
+            continue
+        chosen.append(item)
+    return chosen

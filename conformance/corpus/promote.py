@@ -1,0 +1,103 @@
+"""``conformance promote``: generated divergences in a report become YAML cases.
+
+Each finding carries its minimal input and the oracle's result, so the case is
+complete: the expectation is what the oracle did, not what the candidate did.
+Its id is derived from the input (``<surface>::gen-<sha256 prefix>``), so the
+same finding promoted twice is the same case, and ids already in the corpus
+are left alone. Cases are appended to ``cases/<surface>/generated.yaml`` and
+the file is checked after writing; a file that would not load is restored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conformance.corpus import cases as case_corpus
+from conformance.core import surfaces
+from conformance.kit import wire
+from conformance.core.compare import Result
+from conformance.report.model import Report
+from conformance.corpus.yaml_values import render, render_expect
+
+TARGET_FILE = "generated.yaml"
+DEFAULT_HARBOR = "0.13.1"
+
+
+@dataclass(frozen=True)
+class Promoted:
+    case_id: str
+    file: Path | None  # None: skipped
+    reason: str = ""
+
+
+def _description(record: dict[str, Any], head: dict[str, Any]) -> str:
+    mismatches = record.get("mismatches", [])
+    if mismatches:
+        first = mismatches[0]
+        what = f"{first['cls']} at {first['path']}: oracle {first['expected']}, candidate {first['actual']}"
+    else:
+        what = f"{record['outcome']}: {record.get('detail', '').strip().splitlines()[0] if record.get('detail') else ''}"
+    gen = head.get("generation") or {}
+    candidate = (head.get("candidate") or {}).get("spec", "?")
+    return f"generated ({gen.get('profile', '?')}, seed {gen.get('seed', '?')}) against {candidate}; {what}"[:400]
+
+
+def case_yaml(record: dict[str, Any], head: dict[str, Any]) -> str:
+    """One case, as list-item lines for a case file's ``cases:``."""
+    surface = surfaces.get(record["surface"])
+    oracle = record["oracle"]
+    expect = render_expect(Result.of_raised(oracle["raised"], oracle.get("reason_code")) if "raised" in oracle
+                           else Result.of_value(wire.decode(oracle["output"])))
+    classes = sorted({m["cls"] for m in record.get("mismatches", [])}) or [record["outcome"]]
+    lines = [
+        f"  - id: {record['id']}",
+        f"    description: {render(_description(record, head))}",
+        f"    tags: [{', '.join(['generated', *classes])}]",
+        f"    spec: {surface.spec}",
+    ]
+    version = ((head.get("oracle") or {}).get("implementation") or {}).get("version")
+    if version and version != DEFAULT_HARBOR:
+        lines.append(f'    harbor: "=={version}"')  # recorded from another release than the corpus's
+    lines += [f"    input: {render(wire.decode(record['input']))}", f"    expect: {expect}"]
+    return "\n".join(lines) + "\n"
+
+
+def promote(report: Report, root: Path) -> list[Promoted]:
+    """Append every generated finding of ``report`` to the corpus at ``root``."""
+    head = report.header or {}
+    known = {item.id for item in case_corpus.check_corpus(root)[0]} if root.is_dir() else set()
+    pending: dict[str, list[str]] = {}
+    done: list[Promoted] = []
+    for record in report.records:
+        if record.get("origin") != "generated":
+            continue
+        if "oracle" not in record:
+            done.append(Promoted(record["id"], None, "no oracle result to record"))
+        elif record["id"] in known:
+            done.append(Promoted(record["id"], None, "already in the corpus"))
+        else:
+            known.add(record["id"])
+            pending.setdefault(record["surface"], []).append(case_yaml(record, head))
+            done.append(Promoted(record["id"], root / record["surface"] / TARGET_FILE))
+    for surface, entries in pending.items():
+        _append(root / surface / TARGET_FILE, surface, entries)
+    return done
+
+
+def _append(path: Path, surface: str, entries: list[str]) -> None:
+    before = path.read_text(encoding="utf-8") if path.is_file() else None
+    if before is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = f"surface: {surface}\ncases:\n" + "".join(entries)
+    else:
+        text = before + ("" if before.endswith("\n") else "\n") + "".join(entries)
+    path.write_text(text, encoding="utf-8")
+    _, errors = case_corpus.load_file(path)
+    if errors:
+        if before is None:
+            path.unlink()
+        else:
+            path.write_text(before, encoding="utf-8")
+        raise case_corpus.CorpusError(errors)

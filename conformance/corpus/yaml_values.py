@@ -1,0 +1,265 @@
+"""YAML for case files: safe loading, explicit tags for lossless values, and a lint.
+
+No float is ever left to the YAML loader (PyYAML reads ``1e3`` and ``1.0e3`` as
+strings and ``1.0e+3`` as a float; YAML 1.1 reads ``012`` as octal and ``on`` as true), so
+case files spell values with tags:
+
+    !float 0.5          a float from a decimal literal, inf, -inf, nan, -nan
+    !float bits:7ff8000000000001   a float by its 16 hex digit bit pattern
+    !bytes "1\\n"        the UTF-8 bytes of a string
+    !hex "ef bb bf 31"   bytes by hex digits (spaces ignored)
+    !file scripts/x.py  the bytes of a file beside the case file (a relative path inside its folder)
+
+Plain ints are allowed in canonical decimal form only; plain booleans only as
+``true``/``false``. :func:`lint` finds every plain scalar that breaks this.
+
+A case file can name no code to run (any other non-standard tag, ``!!python/...``
+included, is refused) and no file outside the corpus; anchors and aliases are
+refused too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+from conformance.kit.wire import bits_to_float
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_SPECIAL = {"inf": "inf", "+inf": "inf", "-inf": "-inf", "nan": "nan", "+nan": "nan", "-nan": "-nan"}
+_BITS = re.compile(r"bits:([0-9a-fA-F]{16})")
+_CANONICAL_INT = re.compile(r"0|-?[1-9][0-9]*")  # not "-0": meant as -0.0, read as 0
+
+
+def _float_advice(text: str) -> str:
+    special = {".inf": "inf", "+.inf": "inf", "-.inf": "-inf", ".nan": "nan"}.get(text.lower())
+    if special:
+        return f"write !float {special}"
+    if _DECIMAL.fullmatch(text.replace("_", "")) and "_" not in text:
+        return f"write !float {text}"
+    return "write it with !float in decimal, or quote it if it is a string"
+
+
+class AliasError(yaml.composer.ComposerError):
+    """An anchor or an alias in a case file; ``node`` is the document with each alias composed as null."""
+
+    def __init__(self, node: yaml.Node, mark: yaml.Mark) -> None:
+        super().__init__(None, None, "anchors and aliases (&name, *name) are not allowed in a case file; "
+                                     "write the value out", mark)
+        self.node = node
+
+
+class CaseLoader(yaml.SafeLoader):
+    """SafeLoader plus the value tags; it can construct nothing executable."""
+
+    base_dir: Path | None = None  # the case file's folder, for !file
+    _alias_mark: yaml.Mark | None = None  # the first anchor or alias
+
+    # Aliases share one node, so nested ones (an "alias bomb") make a value, and validating it,
+    # exponential in the file's size. Each alias is composed as null, never as what it names, and
+    # the document is refused once composed (the error keeps it, to name the case).
+    def compose_node(self, parent, index):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            self._alias_mark = self._alias_mark or event.start_mark
+            if isinstance(event, yaml.AliasEvent):
+                self.get_event()
+                return yaml.ScalarNode("tag:yaml.org,2002:null", "", event.start_mark, event.end_mark)
+        return super().compose_node(parent, index)
+
+    def compose_document(self):
+        node = super().compose_document()
+        if self._alias_mark is not None:
+            raise AliasError(node, self._alias_mark)
+        return node
+
+
+def parse_float_literal(text: str) -> float:
+    text = text.strip()
+    if (m := _BITS.fullmatch(text)) is not None:
+        return bits_to_float(int(m.group(1), 16))
+    if text.lower() in _SPECIAL:
+        return float(_SPECIAL[text.lower()])
+    if _DECIMAL.fullmatch(text):
+        return float(text)
+    raise ValueError(
+        f"!float takes a decimal literal, inf, -inf, nan, -nan or bits:<16 hex digits>, got {text!r}"
+    )
+
+
+def _construct(parse):
+    def constructor(loader: yaml.SafeLoader, node: yaml.Node):
+        if not isinstance(node, yaml.ScalarNode):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{node.tag} takes a scalar", node.start_mark
+            )
+        try:
+            return parse(loader.construct_scalar(node))
+        except ValueError as e:
+            raise yaml.constructor.ConstructorError(None, None, str(e), node.start_mark) from None
+
+    return constructor
+
+
+def _hex(text: str) -> bytes:
+    return bytes.fromhex("".join(text.split()))
+
+
+CaseLoader.add_constructor("!float", _construct(parse_float_literal))
+CaseLoader.add_constructor("!bytes", _construct(lambda text: text.encode("utf-8")))
+CaseLoader.add_constructor("!hex", _construct(_hex))
+
+
+def _file(loader: CaseLoader, node: yaml.Node) -> bytes:
+    text = loader.construct_scalar(node) if isinstance(node, yaml.ScalarNode) else None
+    problem = None
+    if not text:
+        problem = "!file takes a relative path"
+    elif loader.base_dir is None:
+        problem = "!file is only allowed in a case file"
+    else:
+        relative = PurePosixPath(text)
+        target = loader.base_dir / relative
+        # The corpus is the folder holding the surface folders: a link may lead to another
+        # surface's files (cases/job.result/scripts does), never out of the corpus.
+        corpus = loader.base_dir.parent.resolve()
+        if relative.is_absolute() or ".." in relative.parts:
+            problem = f"!file {text!r} must be a relative path inside the case file's folder"
+        elif not target.resolve().is_relative_to(corpus):
+            problem = f"!file {text!r} leads out of the corpus (through a symbolic link)"
+        else:
+            try:
+                return target.read_bytes()
+            except OSError as e:
+                problem = f"!file {text!r}: {e.strerror or e}"
+    raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark)
+
+
+def _undefined(loader: CaseLoader, node: yaml.Node):
+    # Every tag without a constructor, !!python/object/apply:... among them.
+    tag = node.tag.replace("tag:yaml.org,2002:", "!!", 1)
+    raise yaml.constructor.ConstructorError(
+        None, None, f"tag {tag} is not allowed in a case file; the value tags are !float, !bytes, !hex and !file",
+        node.start_mark)
+
+
+CaseLoader.add_constructor("!file", _file)
+CaseLoader.add_constructor(None, _undefined)
+
+
+@dataclass(frozen=True)
+class LintProblem:
+    line: int  # 1-based
+    message: str
+
+
+def lint(node: yaml.Node) -> list[LintProblem]:
+    """Plain scalars that the YAML loader would turn into a float or an ambiguous value."""
+    problems: list[LintProblem] = []
+    stack = [node]
+    seen: set[int] = set()
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, yaml.MappingNode):
+            for key, value in current.value:
+                stack.extend((key, value))
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
+        elif isinstance(current, yaml.ScalarNode) and current.style is None:
+            line = current.start_mark.line + 1
+            if current.tag == "tag:yaml.org,2002:float":
+                problems.append(LintProblem(
+                    line, f"plain {current.value!r} would be a float chosen by the YAML loader; "
+                          f"{_float_advice(current.value)}"))
+            elif current.tag == "tag:yaml.org,2002:int" and not _CANONICAL_INT.fullmatch(current.value):
+                problems.append(LintProblem(
+                    line, f"plain {current.value!r} is not a canonical decimal int; "
+                          f"write it in decimal or quote it"))
+            elif current.tag == "tag:yaml.org,2002:bool" and current.value not in ("true", "false"):
+                problems.append(LintProblem(
+                    line, f"plain {current.value!r} is a YAML 1.1 boolean; write true/false or quote it"))
+            elif current.tag == "tag:yaml.org,2002:str" and _DECIMAL.fullmatch(current.value):
+                problems.append(LintProblem(
+                    line, f"plain {current.value!r} reads as a string but looks like a number; "
+                          f"write !float {current.value} or quote it"))
+    problems.sort(key=lambda p: p.line)
+    return problems
+
+
+def _float_literal(value: float) -> str:
+    import math
+
+    from conformance.kit.wire import float_to_bits
+
+    if math.isnan(value):
+        return "nan" if float_to_bits(value) == float_to_bits(float("nan")) else f"bits:{float_to_bits(value):016x}"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(value)
+
+
+_SHORT_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _quoted(text: str) -> str:
+    """A YAML double-quoted scalar: printable ASCII as is, everything else escaped."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if char in '"\\':
+            out.append("\\" + char)
+        elif char in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[char])
+        elif 0x20 <= code < 0x7F:
+            out.append(char)
+        elif code < 0x100:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'
+
+
+def _key(text: str) -> str:
+    # YAML caps implicit keys at 1024 characters; longer ones need the explicit "? " form.
+    return text if len(text) < 1000 else f"? {text}"
+
+
+def render(value) -> str:
+    """A value in case-file YAML (flow style, tags for floats and bytes)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"!float {_float_literal(value)}"
+    if isinstance(value, bytes):
+        try:
+            text = value.decode("utf-8")
+        except UnicodeDecodeError:
+            return f'!hex "{value.hex(" ")}"'
+        return f"!bytes {_quoted(text)}"
+    if isinstance(value, str):
+        return _quoted(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(render(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_key(render(k))}: {render(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"no case-file form for {type(value).__name__}")
+
+
+def render_expect(result) -> str:
+    """A recorded result (a :class:`conformance.core.compare.Result`) as a case's ``expect:`` value."""
+    if result.raised is None:
+        return f"{{output: {render(result.value)}}}"
+    code = f", reason_code: {result.reason_code}" if result.reason_code else ""
+    return f"{{raised: {result.raised}{code}}}"

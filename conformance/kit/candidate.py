@@ -1,0 +1,187 @@
+"""A small kit for writing candidates in Python.
+
+A candidate is a set of surface handlers. Each handler takes the decoded
+input (plain Python values: dict, list, str, int, float, bool, bytes, None)
+and returns the decoded output, or raises: an exception raised by a handler
+is the scoring behaviour's exception (reported as ``raised`` with its class
+name), :class:`SkipSurface` declines the request. The same object serves
+in-process (``module:attr``) and over stdin/stdout (``exec:``) through
+:meth:`Candidate.serve`. Standard library only, so it runs anywhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+import tempfile
+import traceback
+from collections.abc import Callable, Iterator
+from pathlib import Path, PurePosixPath
+from typing import IO, Any
+
+from . import wire
+
+Handler = Callable[[Any], Any]
+
+
+def distinct_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as the suite reports it when a key repeats: the n-th repeat becomes ``"<key> (n)"``.
+
+    Python's json keeps only the last of two equal keys; harbor's result.json
+    can hold a key twice (two NaN rewards are two buckets, both written
+    ``"nan"``). Use as ``json.loads(..., object_pairs_hook=distinct_keys)``.
+    """
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        name, n = key, 1
+        while name in out:
+            n += 1
+            name = f"{key} ({n})"
+        out[name] = value
+    return out
+
+
+@contextlib.contextmanager
+def working_folder(files: dict[str, bytes] | None) -> Iterator[Path]:
+    """A fresh folder holding ``files`` (relative name -> bytes), the current directory meanwhile.
+
+    Inputs that name files (a ``uv-script`` metric's ``script_path``) carry
+    them along; relative names then resolve as they would in a job's folder.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="conformance-files-"))
+    previous = os.getcwd()
+    try:
+        for name, data in (files or {}).items():
+            relative = PurePosixPath(name)
+            if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+                raise ValueError(f"file name {name!r} must be relative and stay inside the folder")
+            target = folder.joinpath(*relative.parts)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        os.chdir(folder)
+        yield folder
+    finally:
+        os.chdir(previous)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def reads_files(metric: Any, files: dict[str, bytes] | None) -> bool:
+    """Whether computing ``metric`` may touch the working folder: a uv-script, or an input shipping files.
+
+    A built-in metric reads no file; it is computed without a fresh folder,
+    which costs more than the metric itself.
+    """
+    return bool(files) or not isinstance(metric, dict) or metric.get("type") == "uv-script"
+
+
+class SkipSurface(Exception):
+    """Raise from a handler to answer ``skipped`` with this reason."""
+
+
+class Candidate:
+    def __init__(
+        self,
+        name: str,
+        version: str,
+        *,
+        language: str = "python",
+        homepage: str | None = None,
+        dependencies: dict[str, str] | None = None,
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.language = language
+        self.homepage = homepage
+        self.dependencies = dict(dependencies or {})
+        self.handlers: dict[str, Handler] = {}
+        # The only inputs claimed, per surface: {surface: {input key: [allowed values]}} (see protocol.md).
+        self.scope: dict[str, dict[str, list[Any]]] | None = None
+
+    def surface(self, name: str) -> Callable[[Handler], Handler]:
+        """Decorator: register the handler for one surface."""
+
+        def register(handler: Handler) -> Handler:
+            self.handlers[name] = handler
+            return handler
+
+        return register
+
+    def derive(self, name: str, **overrides: Handler) -> Candidate:
+        """A copy under another name with some handlers replaced."""
+        other = Candidate(
+            name, self.version, language=self.language, homepage=self.homepage,
+            dependencies=self.dependencies,
+        )
+        other.handlers = {**self.handlers, **overrides}
+        return other
+
+    # -- the protocol -------------------------------------------------------
+
+    def started(self, protocol: int) -> dict[str, Any]:
+        implementation: dict[str, Any] = {
+            "name": self.name,
+            "version": self.version,
+            "language": self.language,
+            "surfaces": sorted(self.handlers),
+            "dependencies": self.dependencies,
+            "batch": True,
+        }
+        if self.homepage:
+            implementation["homepage"] = self.homepage
+        if self.scope is not None:
+            implementation["scope"] = self.scope
+        return {"protocol": protocol, "implementation": implementation}
+
+    def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        seq = request.get("seq")
+        handler = self.handlers.get(request.get("surface"))
+        if handler is None:
+            return {"seq": seq, "skipped": {"reason": f"surface {request.get('surface')!r} not supported"}}
+        try:
+            value = wire.decode(request.get("input"))
+        except wire.WireError as e:
+            return {"seq": seq, "errored": {"message": f"undecodable input: {e}"}}
+        try:
+            output = handler(value)
+        except SkipSurface as e:
+            return {"seq": seq, "skipped": {"reason": str(e)}}
+        except Exception as e:  # the scoring code's exception is an output
+            return {"seq": seq, "raised": {"type": type(e).__name__, "message": str(e)}}
+        try:
+            return {"seq": seq, "output": wire.encode(output)}
+        except wire.WireError as e:
+            return {"seq": seq, "errored": {"message": str(e), "traceback": traceback.format_exc()}}
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """Answer one request; ``None`` for ``stop``."""
+        cmd = request.get("cmd")
+        if cmd == "run":
+            return self.run(request)
+        if cmd == "batch":
+            return {"seq": request.get("seq"), "replies": [self.run(item) for item in request.get("items", [])]}
+        if cmd == "start":
+            return self.started(request.get("protocol", 1))
+        if cmd == "stop":
+            return None
+        return {"errored": {"message": f"unknown command {cmd!r}"}}
+
+    def serve(self, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> None:
+        """Speak the protocol over JSON Lines until ``stop`` or end of input."""
+        stdin = stdin or sys.stdin
+        stdout = stdout or sys.stdout
+        for line in stdin:
+            if not line.strip():
+                continue
+            try:
+                request = wire.loads(line)
+            except wire.WireError as e:
+                stdout.write(wire.dumps({"errored": {"message": str(e)}}) + "\n")
+                stdout.flush()
+                continue
+            reply = self.handle(request)
+            if reply is None:
+                return
+            stdout.write(wire.dumps(reply) + "\n")
+            stdout.flush()

@@ -1,0 +1,189 @@
+"""A report as Markdown: a summary fit for a CI step summary, and the upgrade gate's account of changes.
+
+Both read only the JSONL report (and, for the gate, the corpus, to show a
+case's input); nothing here runs an implementation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from conformance.kit import wire
+from conformance.run.expectations import describe, signature
+from conformance.report.model import Report
+from conformance.run.runner import OUTCOMES
+
+
+def _cell(text: str, limit: int = 400) -> str:
+    text = text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
+    return text.replace("|", "\\|").replace("\n", "⏎")
+
+
+def _code(text: str, limit: int = 2000) -> str:
+    text = text if len(text) <= limit else text[:limit] + f"\n… ({len(text)} characters)"
+    fence = "```" if "```" not in text else "````"
+    return f"{fence}\n{text}\n{fence}"
+
+
+def result_text(result: dict[str, Any] | None) -> str:
+    """An oracle or candidate result of a report line, as Python would show it."""
+    if result is None:
+        return "(no result)"
+    if "raised" in result:
+        code = f" (reason code {result['reason_code']})" if result.get("reason_code") else ""
+        return f"raises {result['raised']}{code}"
+    return repr(wire.decode(result["output"]))
+
+
+def _title(report: Report) -> tuple[str, str]:
+    head = report.header or {}
+    return head.get("candidate", {}).get("spec", "?"), head.get("oracle", {}).get("spec", "?")
+
+
+def _outcome_table(tally) -> list[str]:
+    shown = [n for n in OUTCOMES if n == "pass" or tally.outcomes.get(n)]
+    lines = ["| surface | cases | " + " | ".join(shown) + " |", "|---|---:|" + "---:|" * len(shown)]
+    for surface, counts in sorted(tally.by_surface.items()):
+        lines.append(f"| `{surface}` | {sum(counts.values())} | " + " | ".join(str(counts.get(n, 0)) for n in shown)
+                     + " |")
+    lines.append(f"| **all** | {tally.total} | " + " | ".join(str(tally.outcomes.get(n, 0)) for n in shown) + " |")
+    return lines
+
+
+def summary(report: Report, *, limit: int = 50) -> str:
+    """Verdict, per-surface outcomes, generated inputs, and the divergences (at most ``limit``)."""
+    tally = report.tally()
+    candidate, oracle = _title(report)
+    finished = report.footer is not None
+    verdict = "conforms" if tally.conforms and finished else "does not conform"
+    mark = "✅" if tally.conforms and finished else "❌"
+    lines = [f"## {mark} `{candidate}` {verdict} to `{oracle}`", ""]
+    if not finished:
+        lines += ["> The report has no footer: the run did not finish.", ""]
+    head = report.header or {}
+    facts = [f"nan policy: {head.get('nan_policy', '?')}"]
+    if head.get("generation"):
+        g = head["generation"]
+        facts.append(f"generated: profile {g['profile']}, seed {g['seed']}, {g['max_examples']} per surface")
+    if head.get("expectations"):
+        facts.append(f"expectations: `{head['expectations']}`")
+    lines += [" · ".join(facts), ""]
+    for problem in tally.candidate_problems:
+        lines += [f"> The candidate failed to {problem['stage']}: {problem['outcome']}"
+                  + (f" ({problem['protocol_error']})" if problem.get("protocol_error") else "")
+                  + f" — {(problem.get('detail') or '').strip().splitlines()[0][:200] if problem.get('detail') else ''}", ""]
+    if tally.protocol_errors:
+        lines += ["Protocol errors: " + ", ".join(f"`{name}` {n}" for name, n in sorted(tally.protocol_errors.items())),
+                  ""]
+    if tally.total:
+        lines += _outcome_table(tally) + [""]
+    if tally.generated:
+        lines += ["| generated | inputs run | divergences | expected |", "|---|---:|---:|---:|"]
+        for surface, line in sorted(tally.generated.items()):
+            expected = sum(1 for i in tally.expected_findings if i.startswith(surface + "::"))
+            found = len(line["divergences"]) - expected
+            error = " + generator error" if line.get("error") else ""
+            lines.append(f"| `{surface}` | {line['inputs_run']} | {found}{error} | {expected} |")
+        lines.append("")
+    problems = [r for r in report.records if r["outcome"] not in ("pass", "xfail") or r.get("recording") == "stale"]
+    if problems:
+        lines += [f"### {len(problems)} problem(s)", "", "| id | outcome | first difference |", "|---|---|---|"]
+        for record in problems[:limit]:
+            lines.append(f"| `{record['id']}` | {record['outcome']} | {_cell(first_difference(record))} |")
+        if len(problems) > limit:
+            lines.append(f"| … | | {len(problems) - limit} more in the report |")
+        lines.append("")
+    if tally.stale_expectations:
+        lines += ["### Stale expectations", "", "Entries naming no case of the run:", ""]
+        lines += [f"- `{i}`" for i in tally.stale_expectations] + [""]
+    for error in tally.generator_errors:
+        lines += [f"> generator error: {_cell(error)}", ""]
+    return "\n".join(lines)
+
+
+def first_difference(record: dict[str, Any]) -> str:
+    if record.get("mismatches"):
+        m = record["mismatches"][0]
+        more = f" (+{len(record['mismatches']) - 1} more)" if len(record["mismatches"]) > 1 else ""
+        return f"{m['cls']} at {m['path']}: oracle {m['expected']} / candidate {m['actual']}{more}"
+    if record.get("recording") == "stale":
+        return "the live oracle disagrees with the case's recorded result"
+    return (record.get("detail") or record["outcome"]).strip()
+
+
+def changes(report: Report, *, baseline: str, release: str,
+            lookup: Callable[[str], tuple[str, Any] | None] = lambda case_id: None) -> str:
+    """The upgrade gate's report: per surface, each behaviour that differs between two releases.
+
+    ``lookup(case_id)`` gives a case's description and input (generated
+    findings carry their own minimal input).
+    """
+    tally = report.tally()
+    divergent = [r for r in report.records if signature(r) is not None]
+    unexpected = [r for r in divergent if r["outcome"] != "xfail"]
+    finished = report.footer is not None
+    passed = not unexpected and tally.conforms and finished
+    lines = [f"# harbor {release} against harbor {baseline}", ""]
+    if not divergent:
+        lines.append(f"No scoring behaviour the suite checks changed: {tally.total} cases"
+                     + (f" and {sum(g['inputs_run'] for g in tally.generated.values())} generated inputs"
+                        if tally.generated else "") + " agree.")
+    else:
+        lines.append(f"{len(divergent)} behaviour(s) changed: {len(divergent) - len(unexpected)} listed in the "
+                     f"expectation file, {len(unexpected)} not listed.")
+    lines += ["", f"Gate: {'passed' if passed else 'FAILED'}.", ""]
+    if not finished:
+        lines += ["> The report has no footer: the run did not finish.", ""]
+    if tally.stale_expectations:
+        lines += ["Expectation entries naming no case of the run (stale): "
+                  + ", ".join(f"`{i}`" for i in tally.stale_expectations), ""]
+    xpassed = [r for r in report.records if r["outcome"] == "xpass"]
+    if xpassed:
+        lines += ["Listed as changed but now agreeing (out-of-date entries): "
+                  + ", ".join(f"`{r['id']}`" for r in xpassed), ""]
+    for error in tally.generator_errors:
+        lines += [f"> generator error: {_cell(error)}", ""]
+    by_surface: dict[str, list[dict[str, Any]]] = {}
+    for record in divergent:
+        by_surface.setdefault(record["surface"], []).append(record)
+    for surface in sorted(by_surface):
+        lines += [f"## `{surface}`", ""]
+        for record in by_surface[surface]:
+            lines += _change(record, baseline, release, lookup)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def input_of(record: dict[str, Any], lookup: Callable[[str], tuple[str, Any] | None]) -> Any:
+    """A report line's input: a generated finding carries it, a case's comes from the corpus."""
+    if record.get("origin") == "generated":
+        return wire.decode(record["input"])
+    found = lookup(record["id"])
+    return found[1] if found else None
+
+
+def example(record: dict[str, Any], baseline: str, release: str,
+            lookup: Callable[[str], tuple[str, Any] | None]) -> list[str]:
+    """Input, and each release's result, as Markdown blocks."""
+    return ["Input:", "", _code(repr(input_of(record, lookup))), "",
+            f"harbor {baseline}:", "", _code(result_text(record.get("oracle"))), "",
+            f"harbor {release}:", "", _code(result_text(record.get("candidate")))]
+
+
+def _change(record: dict[str, Any], baseline: str, release: str,
+            lookup: Callable[[str], tuple[str, Any] | None]) -> list[str]:
+    found = lookup(record["id"]) if record.get("origin") != "generated" else None
+    description = found[0] if found else ("a generated input, shrunk to a minimal one"
+                                          if record.get("origin") == "generated" else "")
+    status = ("expected: " + record["expected_divergence"]["reason"]
+              + (f" ([link]({record['expected_divergence']['link']}))"
+                 if record["expected_divergence"].get("link") else "")
+              if record["outcome"] == "xfail" else "**not in the expectation file**")
+    lines = [f"### `{record['id']}`", "", f"{description}".strip(), "",
+             f"- {describe(signature(record))} — {status}"]
+    for m in record.get("mismatches", [])[:8]:
+        lines.append(f"- {m['cls']} at `{m['path']}`: {baseline} `{_cell(m['expected'], 200)}`, "
+                     f"{release} `{_cell(m['actual'], 200)}`")
+    if record.get("detail") and record["outcome"] != "xfail":
+        lines.append(f"- detail: {_cell(record['detail'].strip(), 300)}")
+    return [*lines, "", *example(record, baseline, release, lookup), ""]

@@ -1,0 +1,248 @@
+"""Expectation files: a candidate's known divergences, turned into ``xfail``.
+
+A file lists divergences by case id and by what the divergence is (its
+outcome, and for a ``fail`` the set of mismatch classes), each with a reason
+and a link:
+
+    candidate: harbor==0.25.0
+    divergences:
+      - id: reward.parse::json-true
+        outcome: fail
+        classes: [type]
+        reason: harbor 0.14 keeps a JSON boolean as a bool
+        link: https://example.org/changelog#0.14
+
+Applied to a run, a listed divergence seen as listed becomes ``xfail``; a
+listed case that conforms becomes ``xpass`` (the entry is out of date); a
+listed case that diverges some other way stays a ``fail`` (or whatever it
+was) with the listed signature in its detail; and an entry naming no case of
+the run is reported as stale. The last three fail the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from conformance.corpus.cases import ID_PATTERN
+from conformance.core.compare import MismatchClass
+from conformance.run.runner import DIVERGING, CaseRecord
+
+SIGNATURE_OUTCOMES = tuple(sorted(DIVERGING))
+
+
+class KnownDivergence(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(pattern=ID_PATTERN, description="The case id (or generated input id) that diverges.")
+    outcome: str = Field(default="fail", description="The outcome it has: " + ", ".join(SIGNATURE_OUTCOMES) + ".")
+    classes: list[str] = Field(default_factory=list, description="With outcome fail: its set of mismatch classes.")
+    reason: str = Field(min_length=1, description="Why the candidate differs from the oracle here.")
+    link: str | None = Field(default=None, description="Where the difference is explained (changelog, issue).")
+
+    @field_validator("outcome")
+    @classmethod
+    def _outcome(cls, value: str) -> str:
+        if value not in DIVERGING:
+            raise ValueError(f"outcome must be one of {', '.join(SIGNATURE_OUTCOMES)}")
+        return value
+
+    @field_validator("classes")
+    @classmethod
+    def _classes(cls, value: list[str]) -> list[str]:
+        known = {c.value for c in MismatchClass}
+        unknown = [c for c in value if c not in known]
+        if unknown:
+            raise ValueError(f"unknown mismatch class(es) {unknown}; known: {', '.join(sorted(known))}")
+        return sorted(set(value))
+
+    @property
+    def surface(self) -> str:
+        return self.id.split("::", 1)[0]
+
+    @property
+    def signature(self) -> tuple[str, tuple[str, ...]]:
+        return self.outcome, tuple(self.classes)
+
+
+class ExpectationFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    candidate: str | None = Field(default=None, description="The candidate spec the file is written for.")
+    oracle: str | None = Field(default=None, description="The oracle it was compared with.")
+    divergences: list[KnownDivergence] = Field(default_factory=list)
+
+
+class ExpectationError(ValueError):
+    """The expectation file cannot be used; the message names the file and line."""
+
+
+def signature(record: dict[str, Any]) -> tuple[str, tuple[str, ...]] | None:
+    """(outcome, mismatch classes) of a report line's divergence; None when it conforms.
+
+    An ``xfail`` line keeps the signature it was expected with.
+    """
+    if record["outcome"] == "xfail":
+        expected = record["expected_divergence"]
+        return expected["outcome"], tuple(expected.get("classes", []))
+    if record["outcome"] not in DIVERGING:
+        return None
+    return record["outcome"], tuple(sorted({m["cls"] for m in record.get("mismatches", [])}))
+
+
+def describe(sig: tuple[str, tuple[str, ...]] | None) -> str:
+    if sig is None:
+        return "pass"
+    outcome, classes = sig
+    return f"{outcome} [{', '.join(classes)}]" if classes else outcome
+
+
+def load(path: Path) -> ExpectationFile:
+    try:
+        text = path.read_text(encoding="utf-8")
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError) as e:
+        raise ExpectationError(f"{path}: cannot read: {e}") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        raise ExpectationError(f"{path}:{mark.line + 1 if mark else 1}: bad YAML: {e}") from None
+    lines = _entry_lines(root)
+    try:
+        parsed = ExpectationFile.model_validate(data if data is not None else {})
+    except ValidationError as e:
+        problems = []
+        for err in e.errors():
+            loc = err["loc"]
+            line, entry_id = 1, None
+            if len(loc) >= 2 and loc[0] == "divergences" and isinstance(loc[1], int) and loc[1] < len(lines):
+                line, entry_id = lines[loc[1]]
+            where = f"{path}:{line}: " + (f"[{entry_id}] " if entry_id else "")
+            problems.append(where + f"{'.'.join(map(str, loc))}: {err['msg']}")
+        raise ExpectationError("\n".join(problems)) from None
+    seen: dict[str, int] = {}
+    for entry, (line, _) in zip(parsed.divergences, lines, strict=False):
+        if entry.id in seen:
+            raise ExpectationError(f"{path}:{line}: [{entry.id}] listed twice (first at line {seen[entry.id]})")
+        seen[entry.id] = line
+    return parsed
+
+
+def _entry_lines(root: yaml.Node | None) -> list[tuple[int, str | None]]:
+    """(line, id) of each entry under ``divergences``."""
+    if not isinstance(root, yaml.MappingNode):
+        return []
+    for key, value in root.value:
+        if getattr(key, "value", None) == "divergences" and isinstance(value, yaml.SequenceNode):
+            out = []
+            for item in value.value:
+                entry_id = None
+                if isinstance(item, yaml.MappingNode):
+                    entry_id = next((v.value for k, v in item.value
+                                     if getattr(k, "value", None) == "id" and isinstance(v, yaml.ScalarNode)), None)
+                out.append((item.start_mark.line + 1, entry_id))
+            return out
+    return []
+
+
+@dataclass
+class Expectations:
+    """A loaded file applied to the records of one run."""
+
+    path: Path
+    entries: dict[str, KnownDivergence]
+    seen: set[str] = field(default_factory=set)
+
+    @classmethod
+    def from_file(cls, path: Path) -> Expectations:
+        return cls(path, {e.id: e for e in load(path).divergences})
+
+    def apply(self, record: CaseRecord) -> CaseRecord:
+        entry = self.entries.get(record.id)
+        if entry is None:
+            return record
+        self.seen.add(record.id)
+        got = signature({"outcome": record.outcome, "mismatches": [m.to_json() for m in record.mismatches]})
+        if got is None:
+            record.outcome = "xpass"
+            record.detail = (f"listed in {self.path.name} as a known divergence ({describe(entry.signature)}: "
+                             f"{entry.reason}), but conforms: the entry is out of date")
+        elif got == entry.signature:
+            record.outcome = "xfail"
+            record.expected_divergence = entry.model_dump(exclude={"id"}, exclude_none=True)
+        else:
+            note = (f"known divergence in {self.path.name} is {describe(entry.signature)}, "
+                    f"this one is {describe(got)}")
+            record.detail = f"{note}\n{record.detail}" if record.detail else note
+        return record
+
+    def stale(self, in_scope: Callable[[str], bool]) -> list[str]:
+        """Entries within the run's scope that named no case of it."""
+        return sorted(i for i in self.entries if i not in self.seen and in_scope(i))
+
+
+def refreshed(records: Iterable[dict[str, Any]], surfaces_run: set[str], previous: ExpectationFile | None,
+              candidate: str | None, oracle: str | None) -> tuple[ExpectationFile, dict[str, list[str]]]:
+    """The expectation file a report calls for, and what changed: added, updated, kept, dropped ids.
+
+    Every divergence of the report is listed; an entry already in ``previous``
+    keeps its reason and link. Entries of surfaces the report did not run are
+    kept as they are; the others are dropped when the report shows no
+    divergence for them.
+    """
+    old = {e.id: e for e in (previous.divergences if previous else [])}
+    entries: dict[str, KnownDivergence] = {}
+    changes: dict[str, list[str]] = {"added": [], "updated": [], "kept": [], "dropped": []}
+    for record in records:
+        sig = signature(record)
+        if sig is None:
+            continue
+        before = old.get(record["id"])
+        if before is None:
+            reason = "not yet reviewed: " + _first_difference(record)
+            entries[record["id"]] = KnownDivergence(id=record["id"], outcome=sig[0], classes=list(sig[1]),
+                                                    reason=reason)
+            changes["added"].append(record["id"])
+        else:
+            entries[record["id"]] = before.model_copy(update={"outcome": sig[0], "classes": list(sig[1])})
+            changes["kept" if before.signature == sig else "updated"].append(record["id"])
+    for entry_id, entry in old.items():
+        if entry_id in entries:
+            continue
+        if entry.surface in surfaces_run:
+            changes["dropped"].append(entry_id)
+        else:
+            entries[entry_id] = entry
+            changes["kept"].append(entry_id)
+    ordered = [entries[i] for i in sorted(entries)]
+    return ExpectationFile(candidate=candidate, oracle=oracle, divergences=ordered), changes
+
+
+def _first_difference(record: dict[str, Any]) -> str:
+    mismatches = record.get("mismatches") or []
+    if mismatches:
+        m = mismatches[0]
+        return f"{m['cls']} at {m['path']}: oracle {m['expected']}, candidate {m['actual']}"[:300]
+    return (f"{record['outcome']}: " + (record.get("detail") or "").strip().splitlines()[0][:250]
+            if record.get("detail") else record["outcome"])
+
+
+def dump(document: ExpectationFile) -> str:
+    data = document.model_dump(exclude_none=True)
+    for entry in data["divergences"]:
+        if entry.get("outcome") == "fail" and entry.get("classes") == []:
+            entry.pop("classes")
+    header = ("# Known divergences of this candidate from the oracle, by case id: `conformance certify\n"
+              "# --expectations FILE` turns them into xfail. Refresh with `conformance expectations update`.\n")
+    return header + yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
+
+
+class _Dumper(yaml.SafeDumper):
+    """Lists of plain strings (mismatch classes) on one line."""
+
+
+_Dumper.add_representer(list, lambda dumper, value: dumper.represent_sequence(
+    "tag:yaml.org,2002:seq", value, flow_style=all(isinstance(v, str) for v in value) and bool(value)))

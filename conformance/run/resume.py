@@ -1,0 +1,108 @@
+"""Going on from an interrupted run's report (``certify --resume``).
+
+A killed run leaves a report whose every line but perhaps the last is whole.
+Resuming keeps what that run finished and runs the rest:
+
+- a case line counts as finished, unless its outcome is ``broken`` (not run);
+- a surface's generated inputs count as finished when its ``generated`` line
+  is there (then its divergence lines are kept too), unless that line says the
+  generator did not run; a generator cut off midway runs again from its seed,
+  so what it finds is what an uninterrupted run would have found;
+- ``candidate`` lines (a failed start or stop) are not kept: this run starts
+  and stops the candidate afresh.
+
+The run must be the same one: candidate, oracle, NaN policy, expectation
+file and generation settings are checked against the report's header.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.report import model as report_file
+
+
+@dataclass
+class Resumed:
+    kept: list[dict[str, Any]] = field(default_factory=list)  # the lines to keep, in their order
+    cases: set[str] = field(default_factory=set)  # ids of finished cases
+    generated: set[str] = field(default_factory=set)  # surfaces whose generated inputs are finished
+    seed: int | None = None  # the generators' seed of the interrupted run
+    history: list[dict[str, Any]] = field(default_factory=list)  # the runs this one goes on from
+
+
+def resumable(path: Path, options: Any, profile: Any, policy_name: str, log: Callable[[str], None]) -> Resumed:
+    """What to keep from the report at ``path``; ValueError when it is not the same run."""
+    if not path.exists():
+        log(f"no report at {path} to resume from: starting afresh")
+        return Resumed()
+    try:
+        old = report_file.read(path)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"cannot resume from {path}: {e}") from None
+    head = old.header
+    if head is None:
+        log(f"{path} has no header (the run was killed before its first line): starting afresh")
+        return Resumed()
+    _check_same_run(path, head, options, profile, policy_name)
+    done_surfaces = {g["surface"] for g in old.generated if not str(g.get("error", "")).startswith("not run")}
+    kept = [line for line in _lines_in_order(old)
+            if (line["type"] == "case" and line.get("origin") != "generated" and line["outcome"] != "broken")
+            or (line["type"] == "generated" and line["surface"] in done_surfaces)
+            or (line["type"] == "case" and line.get("origin") == "generated" and line["surface"] in done_surfaces)]
+    cases = {line["id"] for line in kept if line["type"] == "case" and line.get("origin") != "generated"}
+    log(f"resuming {path}: {len(cases)} finished case(s) and {len(done_surfaces)} finished generator(s) kept"
+        + (" (its last line was cut short and is dropped)" if old.truncated else ""))
+    history = list(head.get("resumed") or []) + [{"started_at": head.get("started_at"), "kept": len(kept)}]
+    generation = head.get("generation") or {}
+    seed = generation.get("base_seed", generation.get("seed"))
+    return Resumed(kept, cases, done_surfaces, seed, history)
+
+
+def _lines_in_order(old: report_file.Report) -> list[dict[str, Any]]:
+    """Case and generated lines as the report had them: each generator's findings come before its line."""
+    findings: dict[str, list[dict[str, Any]]] = {}
+    lines: list[dict[str, Any]] = []
+    for record in old.records:
+        if record.get("origin") == "generated":
+            findings.setdefault(record["surface"], []).append(record)
+        else:
+            lines.append(record)
+    for line in old.generated:
+        lines += findings.pop(line["surface"], []) + [line]
+    return lines
+
+
+def _shard_of(head: dict[str, Any]) -> str | None:
+    shard = head.get("shard")
+    return f"{shard['index']}/{shard['count']}" if shard else None
+
+
+def _check_same_run(path: Path, head: dict[str, Any], options: Any, profile: Any, policy_name: str) -> None:
+    expectations = str(options.expectations) if options.expectations else None
+    differences = [
+        f"{name}: {theirs!r} in the report, {ours!r} now"
+        for name, theirs, ours in (
+            ("candidate", (head.get("candidate") or {}).get("spec"), options.candidate),
+            ("oracle", (head.get("oracle") or {}).get("spec"), options.oracle),
+            ("NaN policy", head.get("nan_policy"), policy_name),
+            ("expectation file", head.get("expectations"), expectations),
+            ("shard", _shard_of(head), str(options.shard) if options.shard else None),
+        )
+        if theirs != ours
+    ]
+    generation = head.get("generation")
+    if generation is not None and not options.no_generate:
+        budget = options.max_examples if options.max_examples is not None else profile.max_examples
+        for name, theirs, ours in (("profile", generation.get("profile"), profile.name),
+                                   ("seed", generation.get("base_seed", generation.get("seed")), options.seed),
+                                   ("max examples", generation.get("max_examples"),
+                                    options.shard.budget(budget) if options.shard else budget)):
+            if ours is not None and theirs != ours:
+                differences.append(f"generation {name}: {theirs!r} in the report, {ours!r} now")
+    if differences:
+        raise ValueError(f"{path} is the report of another run, so it cannot be resumed ("
+                         + "; ".join(differences) + "); drop --resume to start afresh")

@@ -1,8 +1,9 @@
 """harbor-conformance: a differential conformance suite for harbor scoring.
 
-Kept import-light on purpose: the oracle adapter loads ``conformance/wire.py``
-by path inside harbor's own virtualenv.
+Kept import-light on purpose: everything imports it first.
 """
 
 __version__ = "0.1.0"
 SUITE = "harbor-conformance"
+# The harbor release the suite certifies against: the oracle, the corpus's recordings, the gate's baseline.
+ORACLE_RELEASE = "0.13.1"

@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.corpus import cases as case_corpus
-from conformance.run import generate as generation
-from conformance.core import surfaces
-from conformance.kit import wire
 from conformance.connection.connect import connect
+from conformance.core import surfaces
+from conformance.corpus import cases as case_corpus
+from conformance.kit import wire
 from conformance.report.model import ReportWriter
+from conformance.run import generate as generation
 from conformance.run.runner import Input, Oracle, run_inputs
 
 ORACLE = "harbor==0.13.1"

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from conformance.corpus import cases
 from conformance.connection.connect import connect
+from conformance.corpus import cases
 from conformance.run.runner import Oracle
 
 ORACLE_SPEC = "harbor==0.13.1"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.kit import wire
 from conformance.connection.connect import connect
+from conformance.kit import wire
 
 pytestmark = pytest.mark.oracle
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.corpus.cases import CaseError, CorpusError, check_corpus, load_corpus, select
 from conformance.core.compare import Result
+from conformance.corpus.cases import CaseError, CorpusError, check_corpus, load_corpus, select
 
 GOOD_REWARD = """\
 surface: reward.parse

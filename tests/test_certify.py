@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from conformance.core import surfaces
 from conformance.connection.connect import connect
+from conformance.core import surfaces
 from conformance.run.runner import run_cases
 from tests import wrong_candidates
 

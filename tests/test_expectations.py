@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.run import certification
-from conformance.run import expectations
+from conformance.run import certification, expectations
 
 WRONG = "tests.wrong_candidates:pass_at_1"
 DIVERGES = "pass_at_k::all-null-rewards"  # two null trials of one task: pass@1 is extra

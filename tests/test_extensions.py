@@ -102,21 +102,21 @@ def test_a_wrong_evsys_plugin_is_caught_and_one_without_semantics_is_refused(tmp
     assert missing.returncode == 2 and "evsys_sdk.metrics" in missing.stderr + missing.stdout
 
 
-IMPLEMENTATION = {"scope": {"evsys.metric": {"metric": ["pass@3", "avg"]}}}
+SCOPE = {"evsys.metric": {"metric": ["pass@3", "avg"]}}
 
 
 def test_scope_selects_surfaces_and_inputs():
-    assert scope.surfaces(IMPLEMENTATION, ["reward.parse", "evsys.metric"]) == ["evsys.metric"]
-    assert scope.surfaces({}, ["reward.parse"]) == ["reward.parse"]
-    assert scope.claims(IMPLEMENTATION, "evsys.metric", {"metric": "avg", "task_rewards": []})
-    assert not scope.claims(IMPLEMENTATION, "evsys.metric", {"metric": "pass_rate", "task_rewards": []})
-    assert not scope.claims(IMPLEMENTATION, "reward.parse", {})
-    assert scope.claims({}, "reward.parse", {})
+    assert scope.surfaces(SCOPE, ["reward.parse", "evsys.metric"]) == ["evsys.metric"]
+    assert scope.surfaces(None, ["reward.parse"]) == ["reward.parse"]
+    assert scope.claims(SCOPE, "evsys.metric", {"metric": "avg", "task_rewards": []})
+    assert not scope.claims(SCOPE, "evsys.metric", {"metric": "pass_rate", "task_rewards": []})
+    assert not scope.claims(SCOPE, "reward.parse", {})
+    assert scope.claims(None, "reward.parse", {})
 
 
 @settings(max_examples=50, database=None)
 @given(scope.restrict(st.fixed_dictionaries({"metric": st.text(), "task_rewards": st.just([])}),
-                      IMPLEMENTATION, "evsys.metric"))
+                      SCOPE, "evsys.metric"))
 def test_restricted_generators_draw_only_claimed_values(value):
     assert value["metric"] in ("pass@3", "avg") and value["task_rewards"] == []
 
@@ -146,8 +146,8 @@ def test_an_installed_evsys_sdk_registry_is_asked_after_the_entry_points(monkeyp
 
 
 def test_a_surface_whose_own_oracle_cannot_start_gives_errors_not_a_crash():
-    from conformance.core import surfaces
     from conformance.connection.connect import connect
+    from conformance.core import surfaces
     from conformance.run.runner import Oracle, run_input
 
     @surface_for_test("test.broken-oracle", oracle="no_such_module_anywhere:oracle")

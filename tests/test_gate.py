@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from conformance.corpus import cases
-from conformance.run import expectations
-from conformance.run import gate
+from conformance.run import expectations, gate
 
 SHIPPED = sorted(Path(gate.__file__).resolve().parent.parent.joinpath("oracles", "expectations").glob("*.yaml"))
 

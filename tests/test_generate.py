@@ -12,17 +12,17 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from conformance.corpus import cases as case_corpus
-from conformance.run import generate
+from conformance.connection.connect import InProcess, connect
 from conformance.core import surfaces
+from conformance.corpus import cases as case_corpus
+from conformance.corpus.yaml_values import CaseLoader, render
 from conformance.kit import wire
 from conformance.kit.candidate import Candidate
-from conformance.connection.connect import InProcess, connect
 from conformance.reference import candidate as reference
 from conformance.reference import metrics, reward_files
 from conformance.report.model import read
+from conformance.run import generate
 from conformance.run.runner import run_cases
-from conformance.corpus.yaml_values import CaseLoader, render
 from tests import wrong_candidates
 
 CI = generate.PROFILES["ci"]

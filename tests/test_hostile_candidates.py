@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.run import certification
-from conformance.report import junit
-from conformance.report import markdown
-from conformance.report import model as report
 from conformance.connection.replies import PROTOCOL_ERRORS
+from conformance.report import junit, markdown
+from conformance.report import model as report
+from conformance.run import certification
 
 CHAOS = Path(__file__).resolve().parent / "chaos_candidate.py"
 GLOB = "reward.parse::*"

@@ -14,11 +14,11 @@ import sys
 
 import pytest
 
-from conformance.oracle import coverage as oracle_coverage
-from conformance.oracle import environments as oracle_env
+from conformance.connection.connect import ConnectError, connect, harbor_argv
 from conformance.core import surfaces
 from conformance.kit import wire
-from conformance.connection.connect import ConnectError, connect, harbor_argv
+from conformance.oracle import coverage as oracle_coverage
+from conformance.oracle import environments as oracle_env
 from conformance.oracle.coverage import Never, Span, Target
 
 HARBOR = "0.13.1"

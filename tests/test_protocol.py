@@ -12,11 +12,11 @@ import jsonschema
 import pytest
 
 from conformance.connection import connect as connect_module
-from conformance.core import registry as registry_module
-from conformance.kit import wire
 from conformance.connection.connect import ConnectError, Reply, connect, interpret
-from conformance.reference import candidate as reference
+from conformance.core import registry as registry_module
 from conformance.core.registry import Registry
+from conformance.kit import wire
+from conformance.reference import candidate as reference
 from conformance.schema_export import all_schemas
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "conformance" / "schemas"

@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conformance.corpus import cases as case_corpus
 from conformance.connection.connect import Reply
+from conformance.corpus import cases as case_corpus
 from conformance.corpus.record import record
 
 CASE_FILE = """\

@@ -14,12 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.report import badge
-from conformance.report import junit
-from conformance.report import markdown
-from conformance.oracle import releases
-from conformance.report import diff as report_diff
 from conformance.kit import wire
+from conformance.oracle import releases
+from conformance.report import badge, junit, markdown
+from conformance.report import diff as report_diff
 from conformance.report.model import read
 
 MISMATCH = {"cls": "value", "path": "$['reward']", "expected": "1.0", "actual": "0.0"}

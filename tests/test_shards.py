@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conformance.run import certification
-from conformance.report import model as report
 from conformance.cli.app import app
+from conformance.report import model as report
+from conformance.run import certification
 from conformance.run.shards import Shard
 
 ALL = certification.case_corpus.select(certification.load_corpus(certification.case_corpus.default_root()),

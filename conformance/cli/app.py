@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-from importlib import resources
 import signal
 import sys
+from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
@@ -19,15 +19,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from conformance.corpus import cases as case_corpus
-from conformance.run import certification
-from conformance.core import surfaces
-from conformance.run import generate as generation
 from conformance.connection.breaker import DEFAULT_LIMIT
-from conformance.run.certification import DEFAULT_ORACLE
 from conformance.connection.connect import DEFAULT_TIMEOUT, ConnectError, connect
+from conformance.core import surfaces
+from conformance.corpus import cases as case_corpus
 from conformance.oracle.environments import OracleSetupError
 from conformance.report.model import Tally, read
+from conformance.run import certification
+from conformance.run import generate as generation
+from conformance.run.certification import DEFAULT_ORACLE
 from conformance.run.runner import OUTCOMES
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.splitlines()[0])
@@ -208,9 +208,7 @@ def _write_outputs(path: Path, markdown_out: Path | None, junit_out: Path | None
     """The derived formats, read back from the report on disk."""
     if not (markdown_out or junit_out or badge_out):
         return
-    from conformance.report import badge
-    from conformance.report import junit
-    from conformance.report import markdown
+    from conformance.report import badge, junit, markdown
 
     data = read(path)
     if markdown_out is not None:
@@ -374,8 +372,8 @@ def gate(
 
     Exit status 1 when a release changes a behaviour its expectation file does not list.
     """
-    from conformance.run import gate as upgrade_gate
     from conformance.oracle import releases
+    from conformance.run import gate as upgrade_gate
 
     if versions and since:
         raise _fail("give releases or --since, not both") from None

@@ -34,10 +34,10 @@ from pydantic import ValidationError
 
 from conformance.connection import evsys_plugin as metric_plugin
 from conformance.connection import replies
-from conformance.kit import wire
 from conformance.connection.protocol import PROTOCOL_VERSION, STARTED_ADAPTER
-from conformance.core.registry import Registry
 from conformance.connection.replies import Reply, interpret
+from conformance.core.registry import Registry
+from conformance.kit import wire
 
 __all__ = ["CANDIDATES", "ConnectError", "Connection", "Reply", "StartFailure", "connect", "interpret",
            "register_candidate"]

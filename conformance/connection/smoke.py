@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.corpus import cases as case_corpus
-from conformance.core import surfaces
-from conformance.kit import wire
 from conformance.connection.connect import DEFAULT_TIMEOUT, Reply, StartFailure, connect
 from conformance.connection.replies import HINTS
+from conformance.core import surfaces
+from conformance.corpus import cases as case_corpus
+from conformance.kit import wire
 
 UNSERVED = "smoke.no-such-surface"  # a surface no candidate serves
 

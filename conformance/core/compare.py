@@ -20,8 +20,8 @@ from typing import Any, ClassVar
 from deepdiff import DeepDiff
 from deepdiff.operator import BaseOperator
 
-from conformance.kit import wire
 from conformance.core.registry import Registry
+from conformance.kit import wire
 from conformance.kit.wire import float_to_bits, float_to_hex
 
 COMPARATOR_VERSION = "1.1"  # 1.1: the reason-code class
@@ -132,6 +132,15 @@ class Mismatch:
         data = asdict(self)
         data["cls"] = self.cls.value
         return {k: v for k, v in data.items() if v is not None}
+
+    def describe(self, expected: str = "oracle", actual: str = "candidate", *, bits: bool = True) -> str:
+        """The one rendering of a mismatch: class, path, both sides by their labels, ULPs and bit patterns."""
+        text = f"{self.cls.value} at {self.path}: {expected} {self.expected} / {actual} {self.actual}"
+        if self.ulps is not None:
+            text += f" ulps={self.ulps}"
+        if bits and self.expected_bits is not None:
+            text += f" bits {self.expected_bits} vs {self.actual_bits}"
+        return text
 
 
 # -- floats ------------------------------------------------------------------

@@ -4,7 +4,7 @@ An implementation that answers part of a surface says so, e.g. an evsys metric
 plugin named ``pass@3`` claims ``{"evsys.metric": {"metric": ["pass@3"]}}``. It
 is then certified on the scoped surfaces alone, on the cases whose input keys
 hold a claimed value, and on generated inputs drawn to hold one; the report's
-header carries the scope. No scope: every surface and input.
+header carries the scope. No scope (None): every surface and input.
 """
 
 from __future__ import annotations
@@ -14,18 +14,12 @@ from typing import Any
 Scope = dict[str, dict[str, list[Any]]]
 
 
-def of(implementation: dict[str, Any]) -> Scope | None:
-    return implementation.get("scope")
-
-
-def surfaces(implementation: dict[str, Any], names: list[str]) -> list[str]:
-    """Of ``names``, those the implementation claims."""
-    scope = of(implementation)
+def surfaces(scope: Scope | None, names: list[str]) -> list[str]:
+    """Of ``names``, those the scope claims."""
     return names if scope is None else [name for name in names if name in scope]
 
 
-def claims(implementation: dict[str, Any], surface: str, value: Any) -> bool:
-    scope = of(implementation)
+def claims(scope: Scope | None, surface: str, value: Any) -> bool:
     if scope is None:
         return True
     if surface not in scope:
@@ -33,11 +27,10 @@ def claims(implementation: dict[str, Any], surface: str, value: Any) -> bool:
     return all(isinstance(value, dict) and value.get(key) in allowed for key, allowed in scope[surface].items())
 
 
-def restrict(strategy: Any, implementation: dict[str, Any], surface: str) -> Any:
+def restrict(strategy: Any, scope: Scope | None, surface: str) -> Any:
     """Generated inputs within the scope: each scoped key gets one of its claimed values."""
     from hypothesis import strategies as st
 
-    scope = of(implementation)
     if scope is None or not scope.get(surface):
         return strategy
     keys = scope[surface]

@@ -12,7 +12,6 @@ does the same and lists its module in the entry-point group
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -31,6 +30,7 @@ from pydantic import (
 )
 
 from conformance.core.compare import NanPolicy
+from conformance.core.loading import import_object
 from conformance.core.registry import Registry
 
 
@@ -45,8 +45,9 @@ class Surface:
     policy: NanPolicy = NanPolicy.ANY
     # Paths of output dicts whose key order harbor leaves to chance (built from a set).
     unordered: frozenset[str] = frozenset()
-    # An exception's message is part of the answer: its agent-challenge reason code is compared too.
-    reason_codes: bool = False
+    # How an exception's message is read, where the message is part of the answer ("module:attr" of a
+    # callable message -> code or None): reward.parse's messages reach agent-challenge as reason codes.
+    message_reader: str | None = None
     # The implementation that answers for this surface instead of the default oracle (a candidate spec).
     oracle: str | None = None
     # Inputs sent together in one `batch` message (1: one request at a time, for inputs that run a whole
@@ -63,9 +64,15 @@ class Surface:
             raise LookupError(f"surface {self.name!r} declares no generator")
         from hypothesis.strategies import SearchStrategy
 
-        module, _, attr = self.strategy.partition(":")
-        found = getattr(importlib.import_module(module), attr)
+        found = import_object(self.strategy)
         return found if isinstance(found, SearchStrategy) else found()
+
+    def read_message(self, message: str) -> str | None:
+        """What an exception's message means on this surface (its reason code); None where messages are not read."""
+        if self.message_reader is None:
+            return None
+        reader: Callable[[str], str | None] = import_object(self.message_reader)
+        return reader(message)
 
     def validate_input(self, value: Any) -> None:
         """Raise pydantic.ValidationError when ``value`` is not an input of this surface."""
@@ -145,7 +152,7 @@ Metric = Annotated[dict[StrictStr, Any], AfterValidator(_script_path)]
     output="dict[str, float | int] | None, or the exception raised (its type, and its message's reason code)",
     spec="seed-003 §1-§2",
     strategy="conformance.strategies.reward_files:verifier_dirs",
-    reason_codes=True,
+    message_reader="oracles.agent_challenge:listed_reason_code",
 )
 class VerifierDir(_Input):
     """What the verifier left in its logs dir: each reward file's bytes, or absent."""

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.corpus import cases as case_corpus
 from conformance.core import surfaces
-from conformance.kit import wire
 from conformance.core.compare import Result
-from conformance.report.model import Report
+from conformance.corpus import cases as case_corpus
 from conformance.corpus.yaml_values import render, render_expect
+from conformance.kit import wire
+from conformance.report.model import Report
 
 TARGET_FILE = "generated.yaml"
 DEFAULT_HARBOR = "0.13.1"

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import yaml
 
-from conformance.corpus import cases as case_corpus
-from conformance.core import surfaces
-from conformance.kit import wire
 from conformance.connection.connect import Connection
-from conformance.run.runner import as_result
+from conformance.core import surfaces
+from conformance.corpus import cases as case_corpus
 from conformance.corpus.yaml_values import CaseLoader, render_expect
+from conformance.kit import wire
+from conformance.run.runner import as_result
 
 _SEQ = itertools.count(1)
 

@@ -32,8 +32,8 @@ from typing import Any
 
 from rich.table import Table
 
-from conformance.oracle import environments as oracle_env
 from conformance.connection.connect import Connection, Reply, connect
+from conformance.oracle import environments as oracle_env
 
 
 class CoverageError(RuntimeError):

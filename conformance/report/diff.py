@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.run.expectations import describe, signature
 from conformance.report.model import Report
+from conformance.run.expectations import describe, signature
 
 KINDS = ("new-divergence", "fixed", "changed", "only-in-a", "only-in-b")
 # The kinds that make `conformance diff` exit 1: B is worse than A, or different.

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from conformance.kit import wire
-from conformance.run.expectations import describe, signature
 from conformance.report.model import Report
+from conformance.run.expectations import describe, signature
 from conformance.run.runner import OUTCOMES
 
 

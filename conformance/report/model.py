@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from conformance import SUITE, __version__
-from conformance.core.compare import COMPARATOR_VERSION
 from conformance.connection.protocol import PROTOCOL_VERSION
+from conformance.core.compare import COMPARATOR_VERSION
 from conformance.run.runner import OUTCOMES, CaseRecord
 
 REPORT_VERSION = 1

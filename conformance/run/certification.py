@@ -13,17 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.corpus import cases as case_corpus
-from conformance.run import generate as generation
-from conformance.core import scope
-from conformance.core import surfaces
 from conformance.connection.breaker import DEFAULT_LIMIT, Breaker
-from conformance.core.compare import POLICIES
 from conformance.connection.connect import DEFAULT_TIMEOUT, ConnectError, StartFailure, connect
-from conformance.run.expectations import ExpectationError, Expectations
-from conformance.oracle.environments import OracleSetupError
+from conformance.core import scope, surfaces
+from conformance.core.compare import POLICIES
 from conformance.core.registry import RegistryError
+from conformance.corpus import cases as case_corpus
+from conformance.oracle.environments import OracleSetupError
 from conformance.report.model import ReportWriter, header
+from conformance.run import generate as generation
+from conformance.run.expectations import ExpectationError, Expectations
 from conformance.run.resume import Resumed, resumable
 from conformance.run.runner import Oracle, run_cases
 from conformance.run.shards import Shard
@@ -146,13 +145,14 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
     except (ConnectError, OracleSetupError) as e:
         _close(oracle_conn)
         raise UsageError(str(e)) from None
-    if scope.of(cand.implementation) is not None:  # a candidate claiming part of the suite is held to that part
-        selected = [i for i in selected if scope.claims(cand.implementation, i.case.surface, i.case.input)]
-        gen_surfaces = scope.surfaces(cand.implementation, gen_surfaces)
+    claimed = cand.implementation.get("scope")
+    if claimed is not None:  # a candidate claiming part of the suite is held to that part
+        selected = [i for i in selected if scope.claims(claimed, i.case.surface, i.case.input)]
+        gen_surfaces = scope.surfaces(claimed, gen_surfaces)
         if not selected and not gen_surfaces:
             cand.close()
             _close(oracle_conn)
-            raise UsageError(f"{options.candidate} claims {scope.of(cand.implementation)}: "
+            raise UsageError(f"{options.candidate} claims {claimed}: "
                              "nothing selected falls within it")
     the_oracle = Oracle(oracle_conn)
     writer = ReportWriter(report, header(

@@ -29,8 +29,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from conformance.corpus.cases import ID_PATTERN
 from conformance.core.compare import MismatchClass
+from conformance.corpus.cases import ID_PATTERN
 from conformance.run.runner import DIVERGING, CaseRecord
 
 SIGNATURE_OUTCOMES = tuple(sorted(DIVERGING))

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from conformance.corpus import cases as case_corpus
-from conformance.run import certification
 from conformance.report import markdown
-from conformance.run.expectations import signature
 from conformance.report.model import read
+from conformance.run import certification
+from conformance.run.expectations import signature
 
 BASELINE = certification.DEFAULT_ORACLE.split("==")[1]
 

@@ -28,11 +28,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.core import scope
-from conformance.core import surfaces
-from conformance.kit import wire
-from conformance.core.compare import MismatchClass, NanPolicy
 from conformance.connection.connect import Connection
+from conformance.core import scope, surfaces
+from conformance.core.compare import MismatchClass, NanPolicy
+from conformance.kit import wire
 from conformance.run.runner import CaseRecord, Oracle, run_input
 
 
@@ -248,7 +247,7 @@ def _round(
         report_multiple_bugs=True,
         suppress_health_check=list(HealthCheck),
         print_blob=False,
-    )(given(scope.restrict(surfaces.get(surface_name).inputs(), candidate.implementation, surface_name))(check)))
+    )(given(scope.restrict(surfaces.get(surface_name).inputs(), candidate.implementation.get("scope"), surface_name))(check)))
     try:
         # findings go to the report, not to stdout
         with with_reporter(lambda _message: None), _inputs_independent_of_imports():

@@ -23,12 +23,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.core import surfaces
-from conformance.kit import wire
-from conformance.corpus.cases import LoadedCase
-from conformance.core.compare import Mismatch, NanPolicy, Result, compare
 from conformance.connection.connect import ConnectError, Connection, Reply
-from oracles.agent_challenge import listed_reason_code
+from conformance.core import surfaces
+from conformance.core.compare import Mismatch, NanPolicy, Result, compare
+from conformance.corpus.cases import LoadedCase
+from conformance.kit import wire
 
 CONFORMING = frozenset({"pass", "xfail"})
 OUTCOMES = ("pass", "fail", "error", "crash", "timeout", "protocol-error", "broken", "skip", "xfail", "xpass")
@@ -86,7 +85,7 @@ def as_result(reply: Reply, surface: surfaces.Surface) -> Result | None:
     if reply.kind == "output":
         return Result.of_value(reply.value, reply.encoded)
     if reply.kind == "raised":
-        return Result.of_raised(reply.value, listed_reason_code(reply.detail) if surface.reason_codes else None)
+        return Result.of_raised(reply.value, surface.read_message(reply.detail))
     return None
 
 

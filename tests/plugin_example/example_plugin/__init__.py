@@ -14,9 +14,9 @@ import math
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, StrictFloat
 
-from conformance.kit.candidate import Candidate
 from conformance.core.compare import nan_policy
 from conformance.core.surfaces import surface
+from conformance.kit.candidate import Candidate
 
 
 @surface(

@@ -1,0 +1,69 @@
+"""The suite's vocabularies: what a candidate's reply is, what went wrong with it, what a case's outcome is.
+
+They are string enums: each member is its own name in reports and on the
+command line, and compares equal to it.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ReplyKind(StrEnum):
+    """What one answer to one request was, as the runner sees it."""
+
+    OUTPUT = "output"
+    RAISED = "raised"
+    SKIPPED = "skipped"
+    ERRORED = "errored"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    PROTOCOL_ERROR = "protocol-error"
+    BROKEN = "broken"  # not asked: the candidate had been given up on
+
+
+# Replies after which the candidate process is gone or out of step.
+LOST = frozenset({ReplyKind.CRASH, ReplyKind.TIMEOUT, ReplyKind.PROTOCOL_ERROR})
+
+
+class ProtocolError(StrEnum):
+    """Every way a candidate's message can break the protocol, by name (docs/protocol.md)."""
+
+    MALFORMED_JSON = "malformed-json"  # a line that is not JSON (or uses NaN/Infinity tokens)
+    SPLIT_REPLY = "split-reply"  # a line holding the start of a JSON object: a reply broken over lines
+    NOT_PROTOCOL = "not-protocol"  # not a message at all: a log line, a blank line, a bare value
+    OVERSIZED_LINE = "oversized-line"  # a line longer than the harness accepts
+    WRONG_SEQ = "wrong-seq"  # a reply whose seq is not the request's
+    UNSOLICITED_REPLY = "unsolicited-reply"  # a second reply, or a line while no request is outstanding
+    INVALID_REPLY = "invalid-reply"  # a JSON object of the wrong shape, or an output that is no wire value
+    UNDECLARED_SURFACE = "undeclared-surface"  # an answer for a surface the handshake does not list
+    SCHEMA_VIOLATION = "schema-violation"  # (--validate-protocol) refused by the published JSON Schema
+    BAD_HANDSHAKE = "bad-handshake"  # (on a restart) the reply to start is not a valid handshake
+
+
+class Outcome(StrEnum):
+    """What became of one case (or generated input)."""
+
+    PASS = "pass"  # the candidate's result conforms to the oracle's
+    FAIL = "fail"  # it does not (the record lists every mismatch)
+    ERROR = "error"  # the candidate answered `errored` (or the oracle could not answer)
+    CRASH = "crash"  # the candidate process died (it is restarted for the next case)
+    TIMEOUT = "timeout"  # no reply in time (the process is killed and restarted)
+    PROTOCOL_ERROR = "protocol-error"  # the reply broke the protocol (`protocol_error` names the rule)
+    BROKEN = "broken"  # not run: the candidate had been declared broken
+    SKIP = "skip"  # the candidate declined the surface; counts against conformance
+    XFAIL = "xfail"  # a divergence listed, as it is, in the candidate's expectation file
+    XPASS = "xpass"  # a case listed there that conforms: the entry is out of date (fails the run)
+
+
+CONFORMING = frozenset({Outcome.PASS, Outcome.XFAIL})
+# The outcomes of a divergence: what an expectation file can list.
+DIVERGING = frozenset({Outcome.FAIL, Outcome.ERROR, Outcome.CRASH, Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR,
+                       Outcome.BROKEN, Outcome.SKIP})
+
+
+def outcome_of(kind: ReplyKind) -> Outcome:
+    """The outcome of a case whose candidate reply was not a result (an output or an exception)."""
+    return {ReplyKind.ERRORED: Outcome.ERROR, ReplyKind.SKIPPED: Outcome.SKIP, ReplyKind.CRASH: Outcome.CRASH,
+            ReplyKind.TIMEOUT: Outcome.TIMEOUT, ReplyKind.PROTOCOL_ERROR: Outcome.PROTOCOL_ERROR,
+            ReplyKind.BROKEN: Outcome.BROKEN}[kind]

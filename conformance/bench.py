@@ -34,11 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.connection.connect import connect
+from conformance.connection.connectors import connect
 from conformance.core import surfaces
 from conformance.corpus import cases as case_corpus
 from conformance.kit import wire
-from conformance.report.model import ReportWriter
+from conformance.report.model import Party
+from conformance.report.writer import ReportWriter, new_header
 from conformance.run import generate as generation
 from conformance.run.runner import Input, Oracle, run_inputs
 
@@ -127,7 +128,9 @@ def wire_round_trip(inputs: list[Input]) -> float:
 def through_runner(inputs: list[Input], candidate, oracle: Oracle) -> float:
     """Inputs per second through the runner, each record written to a report as certify writes it."""
     with tempfile.TemporaryDirectory() as folder:
-        writer = ReportWriter(Path(folder) / "bench.jsonl", {"type": "header"})
+        head = new_header(oracle=Party(spec=oracle.spec), candidate=Party(spec=candidate.spec.text), nan_policy="",
+                          surfaces=[], cases_root="")
+        writer = ReportWriter(Path(folder) / "bench.jsonl", head)
         started = time.perf_counter()
         bad = 0
         for record in run_inputs(inputs, candidate, oracle):
@@ -168,14 +171,14 @@ print(len(values) / (time.perf_counter() - started))
 
 def record(inputs: list[Input], oracle: Oracle) -> list[Input]:
     """The inputs with the oracle's results recorded, as a case file holds them."""
-    from conformance.run.runner import _ask, as_result
+    from conformance.run.runner import _ask
 
     surface = surfaces.get(inputs[0].surface)
     out = []
     for start in range(0, len(inputs), 256):
         chunk = inputs[start:start + 256]
         replies = _ask(oracle.for_surface(surface), surface.name, [wire.encode(i.value) for i in chunk])
-        out += [Input(i.id, i.surface, i.value, as_result(r, surface)) for i, r in zip(chunk, replies, strict=True)]
+        out += [Input(i.id, i.surface, i.value, r.result(surface)) for i, r in zip(chunk, replies, strict=True)]
     return [i for i in out if i.recorded is not None]
 
 
@@ -183,7 +186,7 @@ def raw_rate(surface: str, inputs: list[Input]) -> float:
     """harbor's functions (as the oracle adapter calls them) in a loop in the oracle's interpreter."""
     from importlib import resources
 
-    from conformance.connection.connect import harbor_argv
+    from conformance.connection.harbor import harbor_argv
 
     python = harbor_argv("0.13.1")[0]
     adapter = str(resources.files("oracles") / "harbor_adapter.py")

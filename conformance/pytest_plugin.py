@@ -14,12 +14,13 @@ import pytest
 
 from conformance.core import scope, surfaces
 from conformance.corpus import cases as case_corpus
+from conformance.run.plan import DEFAULT_ORACLE
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("conformance")
     group.addoption("--candidate", default=None, help="run the YAML cases against this candidate spec")
-    group.addoption("--oracle", default="harbor==0.13.1", help="harbor==VERSION, or 'recorded'")
+    group.addoption("--oracle", default=DEFAULT_ORACLE, help="harbor==VERSION, or 'recorded'")
     group.addoption("--candidate-timeout", type=float, default=30.0, help="seconds per request")
     group.addoption("--candidate-timeout-multiplier", type=float, default=1.0,
                     help="scale the candidate's request, start and stop timeouts")
@@ -35,7 +36,7 @@ class _Connections:
 
     def candidate(self):
         from conformance.connection.breaker import Breaker
-        from conformance.connection.connect import connect
+        from conformance.connection.connectors import connect
 
         if self._candidate is None:
             option = self.config.getoption
@@ -46,7 +47,7 @@ class _Connections:
         return self._candidate
 
     def oracle(self):
-        from conformance.connection.connect import connect
+        from conformance.connection.connectors import connect
         from conformance.run.runner import Oracle
 
         if self._oracle is None:
@@ -105,12 +106,13 @@ class CaseItem(pytest.Item):
 
         connections = self.config.stash[_KEY]
         oracle = connections.oracle()
-        version = oracle.implementation.get("version") if oracle.connection else None
+        version = oracle.implementation.version if oracle.connection else None
         if not self.loaded.case.applies_to(version):
             pytest.skip(f"{self.loaded.id} applies to harbor {self.loaded.case.harbor}, the oracle is {version}")
         candidate = connections.candidate()
-        if not scope.claims(candidate.implementation.get("scope"), self.loaded.case.surface, self.loaded.case.input):
-            pytest.skip(f"{self.loaded.id} is outside what {candidate.spec} claims: {candidate.implementation.get('scope')}")
+        claimed = candidate.implementation.scope if candidate.implementation is not None else None
+        if not scope.claims(claimed, self.loaded.case.surface, self.loaded.case.input):
+            pytest.skip(f"{self.loaded.id} is outside what {candidate.spec} claims: {claimed}")
         self.record = run_case(self.loaded, candidate, oracle)
         if self.record.outcome != "pass" or self.record.recording == "stale":
             raise CaseFailure(self.record)
@@ -133,10 +135,9 @@ class CaseFailure(Exception):
         r = self.record
         lines = [f"{r.id}: {r.outcome}" + (f" ({r.protocol_error})" if r.protocol_error else "")]
         for m in r.mismatches:
-            lines.append(f"  {m.cls.value} at {m.path}: oracle {m.expected} / candidate {m.actual}"
-                         + (f" ulps={m.ulps}" if m.ulps is not None else ""))
+            lines.append(f"  {m.describe()}")
         for m in r.recording_mismatches:
-            lines.append(f"  stale recording, {m.cls.value} at {m.path}: recorded {m.expected} / oracle {m.actual}")
+            lines.append(f"  stale recording, {m.describe('recorded', 'oracle')}")
         if r.detail:
             lines.append("  " + r.detail.strip())
         return "\n".join(lines)

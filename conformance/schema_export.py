@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.connection import protocol
+from conformance.report import model as report_model
 from conformance.core import surfaces
 from conformance.corpus.cases import CaseFile
 from conformance.run.expectations import ExpectationFile
@@ -28,6 +29,7 @@ def all_schemas() -> dict[str, dict[str, Any]]:
     known["title"] = "harbor-conformance expectation file"
     known["description"] = "A candidate's known divergences from the oracle, by case id (see docs/upgrade-gate.md)."
     out["expectation-file.json"] = known
+    out["report-line.json"] = report_model.schema()
     for surface in surfaces.SURFACES.values():
         schema = surface.input_model.model_json_schema()
         schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

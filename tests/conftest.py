@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from conformance.connection.connect import connect
+from conformance.connection.connectors import connect
 from conformance.corpus import cases
 from conformance.run.runner import Oracle
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.connection.connect import connect
+from conformance.connection.connectors import connect
 from conformance.kit import wire
 
 pytestmark = pytest.mark.oracle

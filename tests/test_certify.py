@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conformance.connection.connect import connect
+from conformance.connection.connectors import connect
 from conformance.core import surfaces
 from conformance.run.runner import run_cases
 from tests import wrong_candidates

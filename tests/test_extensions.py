@@ -146,7 +146,7 @@ def test_an_installed_evsys_sdk_registry_is_asked_after_the_entry_points(monkeyp
 
 
 def test_a_surface_whose_own_oracle_cannot_start_gives_errors_not_a_crash():
-    from conformance.connection.connect import connect
+    from conformance.connection.connectors import connect
     from conformance.core import surfaces
     from conformance.run.runner import Oracle, run_input
 

@@ -12,7 +12,8 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from conformance.connection.connect import InProcess, connect
+from conformance.connection.connectors import connect
+from conformance.connection.in_process import InProcess
 from conformance.core import surfaces
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.yaml_values import CaseLoader, render

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import subprocess
 
-from conformance.connection import connect as connect_module
+from conformance.connection import harbor as harbor_connection
 from conformance.kit import wire
 
 SURFACE = "multi_step.reward"
@@ -160,7 +160,7 @@ def test_the_oracle_writes_only_protocol_lines():
     lines.append(wire.dumps({"cmd": "stop"}))
     from conformance.oracle import environments as oracle_env
 
-    done = subprocess.run(connect_module.harbor_argv("0.13.1"), input="\n".join(lines) + "\n", text=True,
+    done = subprocess.run(harbor_connection.harbor_argv("0.13.1"), input="\n".join(lines) + "\n", text=True,
                           capture_output=True, timeout=300, env=oracle_env.script_environment())
     assert done.returncode == 0, done.stderr[-2000:]
     replies = [wire.loads(line) for line in done.stdout.splitlines()]

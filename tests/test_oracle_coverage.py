@@ -14,7 +14,9 @@ import sys
 
 import pytest
 
-from conformance.connection.connect import ConnectError, connect, harbor_argv
+from conformance.connection.base import ConnectError
+from conformance.connection.connectors import connect
+from conformance.connection.harbor import harbor_argv
 from conformance.core import surfaces
 from conformance.kit import wire
 from conformance.oracle import coverage as oracle_coverage

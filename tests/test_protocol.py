@@ -11,8 +11,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conformance.connection import connect as connect_module
-from conformance.connection.connect import ConnectError, Reply, connect, interpret
+from conformance.connection import connectors as connect_module
+from conformance.connection import harbor as harbor_connection
+from conformance.connection.base import ConnectError
+from conformance.connection.connectors import connect
+from conformance.connection.replies import Reply, interpret
 from conformance.core import registry as registry_module
 from conformance.core.registry import Registry
 from conformance.kit import wire
@@ -56,7 +59,7 @@ def test_reference_messages_match_the_schemas(corpus):
 
 
 def test_oracle_messages_match_the_schemas(corpus):
-    argv = connect_module.harbor_argv("0.13.1")
+    argv = harbor_connection.harbor_argv("0.13.1")
     lines = [wire.dumps({"cmd": "start", "protocol": 1})]
     lines += [wire.dumps({"cmd": "run", "seq": i, "surface": c.case.surface, "input": wire.encode(c.case.input)})
               for i, c in enumerate(corpus)]

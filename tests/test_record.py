@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conformance.connection.connect import Reply
+from conformance.connection.replies import Reply
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.record import record
 

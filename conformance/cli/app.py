@@ -7,7 +7,6 @@ configuration error (bad spec, broken corpus, no oracle environment).
 from __future__ import annotations
 
 import json
-import re
 import signal
 import sys
 from importlib import resources
@@ -19,16 +18,23 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from conformance import ORACLE_RELEASE
+from conformance.connection.base import DEFAULT_TIMEOUT, ConnectError
 from conformance.connection.breaker import DEFAULT_LIMIT
-from conformance.connection.connect import DEFAULT_TIMEOUT, ConnectError, connect
+from conformance.connection.connectors import connect, parse
 from conformance.core import surfaces
+from conformance.core.outcomes import Outcome
 from conformance.corpus import cases as case_corpus
+from conformance.corpus.cases import first_inputs
+from conformance.errors import HarnessError
 from conformance.oracle.environments import OracleSetupError
-from conformance.report.model import Tally, read
+from conformance.report.markdown import shown_outcomes
+from conformance.report.model import CaseLine
+from conformance.report.reader import ReportError, read
+from conformance.report.writer import Tally, dumps
 from conformance.run import certification
 from conformance.run import generate as generation
-from conformance.run.certification import DEFAULT_ORACLE
-from conformance.run.runner import OUTCOMES
+from conformance.run.plan import DEFAULT_ORACLE
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help=__doc__.splitlines()[0])
 cases_app = typer.Typer(no_args_is_help=True, help="Inspect and check the case corpus.")
@@ -44,27 +50,23 @@ def _fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _refused(error: certification.UsageError, prefix: str = "") -> typer.Exit:
+def _refused(error: HarnessError, prefix: str = "") -> typer.Exit:
     """A run that cannot start: its details (e.g. each corpus problem), then the reason; exit 2."""
     for line in error.details:
         console.print(line, markup=False, highlight=False)
     return _fail(prefix + str(error))
 
 
-def _slug(spec: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", spec).strip("_") or "candidate"
-
-
 def _load(root: Path):
     try:
         return certification.load_corpus(root)
-    except certification.UsageError as e:
+    except HarnessError as e:
         raise _refused(e) from None
 
 
 def _table(tally: Tally, title: str) -> Table:
     # pass, and every other outcome some case has: the whole set would not fit a terminal
-    shown = [n for n in OUTCOMES if n == "pass" or tally.outcomes.get(n)]
+    shown = shown_outcomes(tally)
     table = Table(title=title)
     table.add_column("surface", no_wrap=True, min_width=14)
     for name in ("cases", *shown):
@@ -81,42 +83,37 @@ def _generated_table(tally: Tally) -> Table:
     for name in ("surface", "profile", "seed", "inputs run", "divergences"):
         table.add_column(name, justify="left" if name in ("surface", "profile") else "right", no_wrap=True)
     for surface, line in sorted(tally.generated.items()):
-        found = len(line["divergences"]) if not line.get("error") else f"{len(line['divergences'])} + error"
-        table.add_row(surface, line["profile"], str(line["seed"]), str(line["inputs_run"]), str(found))
+        found = str(len(line.divergences)) + (" + error" if line.error else "")
+        seed = ", ".join(map(str, line.seed)) if isinstance(line.seed, list) else str(line.seed)
+        table.add_row(surface, line.profile, seed, str(line.inputs_run), found)
     return table
 
 
-def _print_problems(records: list[dict], limit: int = 40) -> None:
+def _print_problems(records: list[CaseLine], limit: int = 40) -> None:
     shown = 0
     for record in records:
-        if record["outcome"] in ("pass", "xfail") and record.get("recording") != "stale":
+        if record.conforms and not record.stale:
             continue
         shown += 1
         if shown > limit:
             out.print("... and more; see the report", highlight=False)
             break
-        named = f" ({record['protocol_error']})" if record.get("protocol_error") else ""
-        out.print(f"[b]{record['outcome'].upper()}[/b] {escape(record['id'])}{named}", highlight=False)
-        if record.get("origin") == "generated":
+        named = f" ({record.protocol_error})" if record.protocol_error else ""
+        out.print(f"[b]{record.outcome.upper()}[/b] {escape(record.id)}{named}", highlight=False)
+        if record.generated:
             out.print(f"    input: {_input_repr(record)}", highlight=False, markup=False)
-        for m in record.get("mismatches", []):
-            extra = f" ulps={m['ulps']}" if "ulps" in m else ""
-            bits = f" bits {m['expected_bits']} vs {m['actual_bits']}" if "expected_bits" in m else ""
-            out.print(f"    {m['cls']} at {m['path']}: oracle {m['expected']} / candidate {m['actual']}{extra}{bits}",
-                      highlight=False, markup=False)
-        if record.get("recording") == "stale":
+        for m in record.mismatches:
+            out.print(f"    {m.describe()}", highlight=False, markup=False)
+        if record.stale:
             out.print("    the live oracle disagrees with the case's recorded result:", highlight=False)
-            for m in record.get("recording_mismatches", []):
-                out.print(f"    {m['cls']} at {m['path']}: recorded {m['expected']} / oracle {m['actual']}",
-                          highlight=False, markup=False)
-        if record.get("detail"):
-            out.print("    " + record["detail"].strip().replace("\n", "\n    ")[:2000], highlight=False, markup=False)
+            for m in record.recording_mismatches:
+                out.print(f"    {m.describe('recorded', 'oracle')}", highlight=False, markup=False)
+        if record.detail:
+            out.print("    " + record.detail.strip().replace("\n", "\n    ")[:2000], highlight=False, markup=False)
 
 
-def _input_repr(record: dict, limit: int = 300) -> str:
-    from conformance.kit import wire
-
-    text = repr(wire.decode(record["input"]))
+def _input_repr(record: CaseLine, limit: int = 300) -> str:
+    text = repr(record.decoded_input)
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
@@ -152,14 +149,15 @@ def certify(
         no_cases=no_cases, no_generate=no_generate, expectations=expectations,
         timeout_multiplier=timeout_multiplier, validate_protocol=validate_protocol, broken_after=broken_after,
         resume=resume, shard=_shard(shard))
-    default = f"{_slug(candidate)}.shard-{options.shard.index}-of-{options.shard.count}" if shard else _slug(candidate)
+    slug = options.candidate_spec.report_id
+    default = f"{slug}.shard-{options.shard.index}-of-{options.shard.count}" if options.shard else slug
     path = report if report is not None else Path("reports") / f"{default}.jsonl"
     run = _certify(options, path)
     _print_problems(run.records)
     impl = run.candidate_implementation
-    name = f"{impl['name']} {impl['version']}" if impl else candidate
-    _print_tables(run.writer.tally, f"{name} vs {run.oracle_spec}")
-    _print_verdict(candidate, run.writer.tally, run.conforms, path)
+    name = f"{impl.name} {impl.version}" if impl else candidate
+    _print_tables(run.tally, f"{name} vs {run.oracle_spec}")
+    _print_verdict(candidate, run.tally, run.conforms, path)
     _write_outputs(path, markdown_out, junit_out, badge_out)
     raise typer.Exit(0 if run.conforms else 1)
 
@@ -178,7 +176,7 @@ def _shard(text: str | None):
 def _certify(options: certification.Options, path: Path) -> certification.Run:
     try:
         return certification.certify(options, path, log=lambda m: console.print(m, highlight=False))
-    except certification.UsageError as e:
+    except HarnessError as e:
         raise _refused(e) from None
     except KeyboardInterrupt:
         console.print(f"interrupted: the report so far is in {path} (no footer); the same command with "
@@ -188,9 +186,9 @@ def _certify(options: certification.Options, path: Path) -> certification.Run:
 
 def _print_verdict(candidate: str, tally: Tally, conforms: bool, path: Path) -> None:
     verdict = "[green]conforms[/green]" if conforms else "[red]does not conform[/red]"
-    counts = [f"{tally.outcomes['pass']}/{tally.total} cases pass"] if tally.total else []
-    if tally.outcomes["xfail"]:
-        counts.append(f"{tally.outcomes['xfail']} known divergence(s)")
+    counts = [f"{tally.outcomes[Outcome.PASS]}/{tally.total} cases pass"] if tally.total else []
+    if tally.outcomes[Outcome.XFAIL]:
+        counts.append(f"{tally.outcomes[Outcome.XFAIL]} known divergence(s)")
     if tally.generated:
         counts.append(f"{len(tally.findings)} generated divergence(s)")
     if tally.stale_expectations:
@@ -198,7 +196,7 @@ def _print_verdict(candidate: str, tally: Tally, conforms: bool, path: Path) -> 
     if tally.protocol_errors:
         counts.append("protocol errors: " + ", ".join(f"{n} {name}" for name, n in sorted(tally.protocol_errors.items())))
     for problem in tally.candidate_problems:
-        counts.append(f"the candidate failed to {problem['stage']} ({problem['outcome']})")
+        counts.append(f"the candidate failed to {problem.stage} ({problem.outcome})")
     out.print(f"{candidate}: {verdict} ({', '.join(counts)}); report: {path}")
     if tally.findings:
         out.print(f"make them cases with: conformance promote {path}", highlight=False)
@@ -245,13 +243,11 @@ def summary(
     """Summarise a JSONL report (even one cut short by a killed run), and derive its other formats."""
     try:
         data = read(report)
-    except (OSError, ValueError) as e:
+    except HarnessError as e:
         raise _fail(str(e)) from None
     tally = data.tally()
     _print_problems(data.records)
-    head = data.header or {}
-    cand = head.get("candidate", {}).get("spec", "?")
-    _print_tables(tally, f"{cand} vs {head.get('oracle', {}).get('spec', '?')}")
+    _print_tables(tally, f"{data.candidate_spec} vs {data.oracle_spec}")
     if data.footer is None:
         out.print("[yellow]the report has no footer: the run did not finish[/yellow] (the same `certify` "
                   f"command with `--resume --report {escape(str(report))}` goes on from it)")
@@ -274,19 +270,19 @@ def combine(
     try:
         parts = [(str(path), read(path)) for path in reports]
         head, lines, footer = merge(parts)
-    except (OSError, ValueError) as e:  # CombineError is a ValueError
+    except HarnessError as e:
         raise _fail(f"cannot combine: {e}" if isinstance(e, CombineError) else str(e)) from None
     out_path.parent.mkdir(parents=True, exist_ok=True)
     with out_path.open("w", encoding="utf-8") as handle:
         for line in [head, *lines, footer]:
-            handle.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
+            handle.write(dumps(line) + "\n")
     data = read(out_path)
     tally = data.tally()
     _print_problems(data.records)
-    _print_tables(tally, f"{head['candidate']['spec']} vs {head['oracle']['spec']} ({len(parts)} shards)")
-    _print_verdict(head["candidate"]["spec"], tally, footer["conforms"], out_path)
+    _print_tables(tally, f"{head.candidate.spec} vs {head.oracle.spec} ({len(parts)} shards)")
+    _print_verdict(head.candidate.spec, tally, footer.conforms, out_path)
     _write_outputs(out_path, markdown_out, junit_out, badge_out)
-    raise typer.Exit(0 if footer["conforms"] else 1)
+    raise typer.Exit(0 if footer.conforms else 1)
 
 
 @app.command("diff")
@@ -304,7 +300,7 @@ def diff_reports(
 
     try:
         first, second = read(a), read(b)
-    except (OSError, ValueError) as e:
+    except HarnessError as e:
         raise _fail(str(e)) from None
     changes = report_diff.diff(first, second)
     table = Table(title=f"{a} -> {b}")
@@ -334,19 +330,19 @@ def expectations_update(
 
     try:
         data = read(report)
-    except (OSError, ValueError) as e:
+    except HarnessError as e:
         raise _fail(str(e)) from None
-    head = data.header or {}
-    target = file or (Path(head["expectations"]) if head.get("expectations") else None)
+    head = data.header
+    target = file or (Path(head.expectations) if head is not None and head.expectations else None)
     if target is None:
         raise _fail("the report was run without --expectations: say which file to write with --file") from None
     try:
         previous = expectations.load(target) if target.is_file() else None
     except expectations.ExpectationError as e:
         raise _fail(str(e)) from None
-    surfaces_run = set(head.get("surfaces", [])) or {r["surface"] for r in data.records}
+    surfaces_run = set(head.surfaces if head is not None else []) or {r.surface for r in data.records}
     document, changes = expectations.refreshed(
-        data.records, surfaces_run, previous, head.get("candidate", {}).get("spec"), head.get("oracle", {}).get("spec"))
+        data.records, surfaces_run, previous, head.candidate.spec if head else None, head.oracle.spec if head else None)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(expectations.dump(document), encoding="utf-8")
     for kind, ids in changes.items():
@@ -360,7 +356,7 @@ def expectations_update(
 def gate(
     versions: Annotated[list[str] | None, typer.Argument(help="harbor releases to gate [default: the newest].")] = None,
     since: Annotated[str | None, typer.Option(help="Every final release from this one to the newest.")] = None,
-    baseline: Annotated[str, typer.Option(help="The oracle's release.")] = DEFAULT_ORACLE.split("==")[1],
+    baseline: Annotated[str, typer.Option(help="The oracle's release.")] = ORACLE_RELEASE,
     expectations: Annotated[Path | None, typer.Option(help="Expectation file [default: oracles/expectations/harbor-VERSION.yaml]; only with one release.")] = None,
     out_dir: Annotated[Path, typer.Option("--out", help="Where the reports (JSONL and Markdown) go.")] = Path("reports/gate"),
     no_generate: Annotated[bool, typer.Option("--no-generate", help="Cases only, no generated inputs.")] = False,
@@ -388,7 +384,7 @@ def gate(
         raise _fail("--expectations names the file of one release; with several, each uses its own") from None
     try:
         lookup = upgrade_gate.corpus_lookup(cases_root or case_corpus.default_root())
-    except certification.UsageError as e:
+    except HarnessError as e:
         raise _refused(e) from None
     results = []
     for version in chosen:
@@ -397,12 +393,12 @@ def gate(
             result = upgrade_gate.run(version, out_dir=out_dir, baseline=baseline, expectations=expectations,
                                       no_generate=no_generate, cases_root=cases_root, surfaces=surface,
                                       lookup=lookup, log=lambda m: console.print(m, highlight=False))
-        except certification.UsageError as e:
+        except HarnessError as e:
             raise _refused(e, f"harbor {version}: ") from None
         results.append(result)
-        tally = result.run.writer.tally
-        changed = tally.outcomes["xfail"] + len(tally.expected_findings)
-        unexpected = tally.total - tally.outcomes["pass"] - tally.outcomes["xfail"] + len(tally.findings)
+        tally = result.run.tally
+        changed = tally.outcomes[Outcome.XFAIL] + len(tally.expected_findings)
+        unexpected = tally.total - tally.conforming + len(tally.findings)
         verdict = "[green]passed[/green]" if result.passed else "[red]FAILED[/red]"
         out.print(f"harbor {version}: gate {verdict}: {changed} known change(s), {unexpected} not listed; "
                   f"{result.markdown}")
@@ -443,7 +439,7 @@ def promote(
     try:
         data = read(report)
         results = promote_findings(data, root)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, ReportError) as e:
         raise _fail(str(e)) from None
     except case_corpus.CorpusError as e:
         raise _fail(f"the promoted cases do not load, nothing written:\n{e}") from None
@@ -457,7 +453,7 @@ def promote(
 @app.command()
 def coverage(
     source: Annotated[list[str] | None, typer.Option("--from", help="cases, ci (the ci profile's generated inputs), or both [default: both, measured separately].")] = None,
-    harbor: Annotated[str, typer.Option(help="The harbor release.")] = DEFAULT_ORACLE.split("==")[1],
+    harbor: Annotated[str, typer.Option(help="The harbor release.")] = ORACLE_RELEASE,
     cases_root: Annotated[Path | None, typer.Option("--cases", help="The case corpus folder.")] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the figures as JSON here.")] = None,
 ) -> None:
@@ -594,7 +590,7 @@ def schemas(
 
 
 @app.command()
-def oracle(harbor: Annotated[str, typer.Option(help="The harbor release.")] = DEFAULT_ORACLE.split("==")[1]) -> None:
+def oracle(harbor: Annotated[str, typer.Option(help="The harbor release.")] = ORACLE_RELEASE) -> None:
     """Create (or find) the cached virtualenv of a harbor release and print where it is."""
     from conformance.oracle import environments as oracle_env
 
@@ -616,8 +612,9 @@ def smoke(
     from conformance.connection.smoke import smoke as run_smoke
 
     try:
-        checks = run_smoke(candidate, timeout=timeout, timeout_multiplier=timeout_multiplier, cases_root=cases_root)
-    except (ConnectError, OracleSetupError) as e:
+        checks = run_smoke(parse(candidate), first_inputs(cases_root or case_corpus.default_root()),
+                           timeout=timeout, timeout_multiplier=timeout_multiplier)
+    except HarnessError as e:
         raise _fail(str(e)) from None
     for check in checks:
         mark = "[green]ok[/green]  " if check.ok else "[red]FAIL[/red]"

@@ -11,62 +11,64 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.connection.connect import Connection, Reply
+from conformance.connection.base import Closing, Connection
+from conformance.connection.protocol import Implementation
+from conformance.connection.replies import Reply
+from conformance.connection.spec import Spec
+from conformance.core.outcomes import LOST, ReplyKind
 
-LOST = frozenset({"crash", "timeout", "protocol-error"})
 DEFAULT_LIMIT = 5
 
 
-class Breaker:
-    """A candidate connection given up on after ``limit`` consecutive lost replies."""
+class Breaker(Closing):
+    """A candidate connection given up on after ``limit`` consecutive lost replies; itself a Connection."""
 
-    def __init__(self, connection: Connection | None, limit: int = DEFAULT_LIMIT, *, reason: str = "") -> None:
+    def __init__(self, connection: Connection | None, limit: int = DEFAULT_LIMIT, *, spec: Spec | None = None,
+                 reason: str = "") -> None:
+        if spec is None:
+            if connection is None:
+                raise ValueError("a breaker without a connection needs the spec it stands for")
+            spec = connection.spec
         self.connection = connection
         self.limit = limit
         self.streak = 0
         self.broken = reason  # why the candidate was given up on; "" while it serves
-        self.stop_problem: Reply | None = None
+        self._spec = spec
         self._closed = connection is None
 
     @classmethod
-    def never_started(cls, spec: str, reason: str) -> Breaker:
-        breaker = cls(None, reason=f"the candidate did not start: {reason}")
-        breaker._spec = spec
-        return breaker
+    def never_started(cls, spec: Spec, reason: str) -> Breaker:
+        return cls(None, spec=spec, reason=f"the candidate did not start: {reason}")
 
     @property
-    def spec(self) -> str:
-        return self.connection.spec if self.connection else self._spec
-
-    @spec.setter
-    def spec(self, value: str) -> None:
-        if self.connection:
-            self.connection.spec = value
-        else:
-            self._spec = value
+    def spec(self) -> Spec:
+        return self._spec
 
     @property
-    def implementation(self) -> dict[str, Any]:
-        return self.connection.implementation if self.connection else {}
-
-    def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
-        if self.broken:
-            return Reply("broken", detail=f"not run: {self.broken}")
-        return self._count(self.connection.run(seq, surface, input_wire))
-
-    def run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
-        if self.broken:
-            return [Reply("broken", detail=f"not run: {self.broken}") for _ in items]
-        return [reply if reply is None else self._count(reply) for reply in self.connection.run_batch(items)]
+    def implementation(self) -> Implementation | None:
+        return self.connection.implementation if self.connection is not None else None
 
     @property
     def batch_fallbacks(self) -> list[str]:
-        return getattr(self.connection, "batch_fallbacks", [])
+        return self.connection.batch_fallbacks if self.connection is not None else []
+
+    def _not_run(self) -> Reply:
+        return Reply(ReplyKind.BROKEN, detail=f"not run: {self.broken}")
+
+    def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
+        if self.broken or self.connection is None:
+            return self._not_run()
+        return self._count(self.connection.run(seq, surface, input_wire))
+
+    def run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
+        if self.broken or self.connection is None:
+            return [self._not_run() for _ in items]
+        return [reply if reply is None else self._count(reply) for reply in self.connection.run_batch(items)]
 
     def _count(self, reply: Reply) -> Reply:
         self.streak = self.streak + 1 if reply.kind in LOST else 0
         if self.streak >= self.limit and not self.broken:
-            last = (reply.error or reply.kind) + ": " + (reply.detail.strip().splitlines() or [""])[0][:200]
+            last = f"{reply.error or reply.kind}: {reply.first_line()}"
             self.broken = f"declared broken after {self.limit} consecutive crashes, timeouts or protocol errors " \
                           f"(the last: {last})"
             self.close()
@@ -75,5 +77,6 @@ class Breaker:
     def close(self) -> Reply | None:
         if not self._closed:
             self._closed = True
+            assert self.connection is not None  # a breaker without one starts closed
             self.stop_problem = self.connection.close()
         return self.stop_problem

@@ -17,13 +17,17 @@ import importlib
 from importlib import metadata
 from typing import Any
 
+from conformance.connection.base import ConnectError, Connection, Settings, import_target
+from conformance.connection.in_process import InProcess
+from conformance.connection.spec import Spec
+from conformance.core.loading import import_object
 from conformance.kit.candidate import Candidate, SkipSurface
 
 EVSYS_GROUP = "evsys_sdk.metrics"
 PREFIX = "evsys:"
 
 
-class PluginError(Exception):
+class PluginError(ConnectError):
     """The spec names no usable metric plugin."""
 
 
@@ -41,12 +45,7 @@ def _from_registry(name: str) -> Any:
 def find(target: str) -> tuple[Any, str]:
     """The plugin ``target`` names, and the version of what provides it."""
     if ":" in target:
-        from conformance.connection.connect import ConnectError, _import_attr
-
-        try:
-            return _import_attr(target), "unknown"
-        except ConnectError as e:
-            raise PluginError(str(e)) from None
+        return import_target(PREFIX + target, target), "unknown"
     for entry in metadata.entry_points(group=EVSYS_GROUP):
         if entry.name == target:
             version = entry.dist.version if entry.dist is not None else "unknown"
@@ -62,8 +61,8 @@ def find(target: str) -> tuple[Any, str]:
 
 def candidate(target: str) -> Candidate:
     """A candidate answering evsys.metric with the plugin, scoped to the plugin's name."""
-    from oracles.evsys_sdk import get_metric
-
+    # The evsys.metric oracle's transcription decides which names have built-in semantics.
+    get_metric = import_object("oracles.evsys_sdk:get_metric")
     plugin, version = find(target)
     if isinstance(plugin, type):  # evsys-sdk registers classes; metrics take no config
         plugin = plugin()
@@ -85,3 +84,15 @@ def candidate(target: str) -> Candidate:
         return plugin.compute(request["task_rewards"])
 
     return wrapped
+
+
+class EvsysConnector:
+    kind = "evsys"
+    usage = "evsys:NAME"
+    description = "an evsys-style metric plugin, on its own metric"
+
+    def target(self, text: str) -> str | None:
+        return text[len(PREFIX):] if text.startswith(PREFIX) else None
+
+    def connect(self, spec: Spec, settings: Settings) -> Connection:
+        return InProcess(spec, candidate(spec.target), validate=settings.validate)

@@ -25,16 +25,17 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from conformance.connection.protocol import Implementation
+from conformance.core.compare import Result
+from conformance.core.outcomes import ProtocolError, ReplyKind
+from conformance.core.surfaces import Surface
 from conformance.kit import wire
 
-PROTOCOL_ERRORS = (
-    "malformed-json", "split-reply", "not-protocol", "oversized-line", "wrong-seq",
-    "unsolicited-reply", "invalid-reply", "undeclared-surface", "schema-violation", "bad-handshake",
-)
+PROTOCOL_ERRORS = tuple(ProtocolError)
 
 
 # What a candidate author can do about each; `conformance smoke` prints them.
-HINTS = {
+HINTS: dict[str, str] = {
     "malformed-json": "write each message with a JSON library; NaN and Infinity are not JSON (floats travel as "
                       "{\"float\": \"<16 hex digits>\"})",
     "split-reply": "write each message on one line: no pretty-printing (no indent), one newline at its end",
@@ -55,21 +56,35 @@ HINTS = {
 
 @dataclass
 class Reply:
-    """One answer to one run request, as the runner sees it.
+    """One answer to one run request, as the runner sees it."""
 
-    kind: output | raised | skipped | errored | crash | timeout | protocol-error | broken
-    """
-
-    kind: str
+    kind: ReplyKind
     value: Any = None  # decoded output, or the raised exception's class name
     detail: str = ""
-    error: str | None = None  # with protocol-error: which one (PROTOCOL_ERRORS)
+    error: ProtocolError | None = None  # with protocol-error: which rule it broke
     encoded: Any = field(default=None, compare=False, repr=False)  # with output: its wire form, as received
 
+    def __post_init__(self) -> None:
+        self.kind = ReplyKind(self.kind)
+        if self.error is not None:
+            self.error = ProtocolError(self.error)
 
-def protocol_error(error: str, detail: str) -> Reply:
-    assert error in PROTOCOL_ERRORS, error
-    return Reply("protocol-error", detail=detail, error=error)
+    def result(self, surface: Surface) -> Result | None:
+        """The reply as a result to compare; None when it is not one (errored, skipped, lost)."""
+        if self.kind is ReplyKind.OUTPUT:
+            return Result.of_value(self.value, self.encoded)
+        if self.kind is ReplyKind.RAISED:
+            return Result.of_raised(self.value, surface.read_message(self.detail))
+        return None
+
+    def first_line(self, limit: int = 200) -> str:
+        """The detail's first line: what a one-line account of the reply shows."""
+        lines = self.detail.strip().splitlines()
+        return lines[0][:limit] if lines else ""
+
+
+def protocol_error(error: ProtocolError, detail: str) -> Reply:
+    return Reply(ReplyKind.PROTOCOL_ERROR, detail=detail, error=ProtocolError(error))
 
 
 def parse_line(raw: bytes) -> tuple[Any, Reply | None]:
@@ -77,18 +92,18 @@ def parse_line(raw: bytes) -> tuple[Any, Reply | None]:
     text = raw.decode("utf-8", "replace").rstrip("\r\n")
     shown = f"{text[:200]!r}" + (f" ... ({len(text)} characters)" if len(text) > 200 else "")
     if not text.strip():
-        return None, protocol_error("not-protocol", "a blank line on stdout")
+        return None, protocol_error(ProtocolError.NOT_PROTOCOL, "a blank line on stdout")
     try:
         message = wire.loads(raw)
     except wire.WireError as e:
         if not text.lstrip().startswith(("{", "[")):
-            return None, protocol_error("not-protocol", f"a line on stdout that is not a protocol message: {shown}")
+            return None, protocol_error(ProtocolError.NOT_PROTOCOL, f"a line on stdout that is not a protocol message: {shown}")
         if _cut_short(text):
             return None, protocol_error(
-                "split-reply", f"a line holding only the start of a JSON message (one message per line): {shown}")
-        return None, protocol_error("malformed-json", f"{e}: {shown}")
+                ProtocolError.SPLIT_REPLY, f"a line holding only the start of a JSON message (one message per line): {shown}")
+        return None, protocol_error(ProtocolError.MALFORMED_JSON, f"{e}: {shown}")
     if not isinstance(message, dict):
-        return None, protocol_error("not-protocol", f"a JSON line that is not an object: {shown}")
+        return None, protocol_error(ProtocolError.NOT_PROTOCOL, f"a JSON line that is not an object: {shown}")
     return message, None
 
 
@@ -107,27 +122,27 @@ def interpret(reply: Any, seq: int, answered: frozenset[int] | set[int] = frozen
     ``answered``: the seqs of requests already answered on this connection.
     """
     if not isinstance(reply, dict):
-        return protocol_error("not-protocol", f"reply is not a JSON object: {reply!r:.200}")
+        return protocol_error(ProtocolError.NOT_PROTOCOL, f"reply is not a JSON object: {reply!r:.200}")
     got = reply.get("seq")
     if got != seq:
         if isinstance(got, int) and got in answered:
-            return protocol_error("unsolicited-reply", f"a second reply to request seq {got}, read as the reply to "
+            return protocol_error(ProtocolError.UNSOLICITED_REPLY, f"a second reply to request seq {got}, read as the reply to "
                                                        f"seq {seq}")
-        return protocol_error("wrong-seq", f"reply seq {got!r} for request seq {seq}")
+        return protocol_error(ProtocolError.WRONG_SEQ, f"reply seq {got!r} for request seq {seq}")
     keys = set(reply) - {"seq"}
     if keys == {"output"}:
         try:
-            return Reply("output", wire.decode(reply["output"]), encoded=reply["output"])
+            return Reply(ReplyKind.OUTPUT, wire.decode(reply["output"]), encoded=reply["output"])
         except wire.WireError as e:
-            return protocol_error("invalid-reply", f"undecodable output: {e}")
+            return protocol_error(ProtocolError.INVALID_REPLY, f"undecodable output: {e}")
     if keys == {"raised"} and isinstance(reply["raised"], dict) and isinstance(reply["raised"].get("type"), str):
-        return Reply("raised", reply["raised"]["type"], str(reply["raised"].get("message", "")))
+        return Reply(ReplyKind.RAISED, reply["raised"]["type"], str(reply["raised"].get("message", "")))
     if keys == {"skipped"} and isinstance(reply["skipped"], dict) and isinstance(reply["skipped"].get("reason"), str):
-        return Reply("skipped", detail=reply["skipped"]["reason"])
+        return Reply(ReplyKind.SKIPPED, detail=reply["skipped"]["reason"])
     if keys == {"errored"} and isinstance(reply["errored"], dict) and isinstance(reply["errored"].get("message"), str):
         err = reply["errored"]
-        return Reply("errored", detail=str(err.get("message", "")) + ("\n" + err["traceback"] if err.get("traceback") else ""))
-    return protocol_error("invalid-reply", f"reply has neither output, raised, skipped nor errored: {sorted(keys)}")
+        return Reply(ReplyKind.ERRORED, detail=str(err.get("message", "")) + ("\n" + err["traceback"] if err.get("traceback") else ""))
+    return protocol_error(ProtocolError.INVALID_REPLY, f"reply has neither output, raised, skipped nor errored: {sorted(keys)}")
 
 
 @cache
@@ -168,18 +183,18 @@ def schema_problems(message: Any, schema: str) -> list[str]:
     return [] if error is None else [f"{'/'.join(map(str, error.absolute_path)) or '(message)'}: {error.message[:300]}"]
 
 
-def checked(message: Any, seq: int, surface: str, implementation: dict[str, Any], *,
+def checked(message: Any, seq: int, surface: str, implementation: Implementation, *,
             answered: frozenset[int] | set[int] = frozenset(), validate: bool = False) -> Reply:
     """``interpret``, then the surface the answer is for; with ``validate``, the published schema too."""
     reply = interpret(message, seq, answered)
-    if reply.kind == "protocol-error":
+    if reply.kind is ReplyKind.PROTOCOL_ERROR:
         return reply
     if validate:
         problems = schema_problems(message, "protocol-run-reply.json")
         if problems:
-            return protocol_error("schema-violation", "protocol-run-reply.json: " + "; ".join(problems))
-    declared = implementation.get("surfaces", [])
-    if surface not in declared and reply.kind != "skipped":
-        return protocol_error("undeclared-surface", f"an answer for {surface}, which the handshake's `surfaces` "
+            return protocol_error(ProtocolError.SCHEMA_VIOLATION, "protocol-run-reply.json: " + "; ".join(problems))
+    declared = implementation.surfaces
+    if surface not in declared and reply.kind is not ReplyKind.SKIPPED:
+        return protocol_error(ProtocolError.UNDECLARED_SURFACE, f"an answer for {surface}, which the handshake's `surfaces` "
                                                     f"{declared} does not list (answer `skipped`, or list it)")
     return reply

@@ -10,15 +10,19 @@ fails with what went wrong and what to do about it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
-from conformance.connection.connect import DEFAULT_TIMEOUT, Reply, StartFailure, connect
-from conformance.connection.replies import HINTS
+from conformance.connection.base import DEFAULT_TIMEOUT, StartFailure
+from conformance.connection.connectors import connect
+from conformance.connection.replies import HINTS, Reply
+from conformance.connection.spec import Spec
 from conformance.core import surfaces
-from conformance.corpus import cases as case_corpus
+from conformance.core.outcomes import ReplyKind
 from conformance.kit import wire
 
 UNSERVED = "smoke.no-such-surface"  # a surface no candidate serves
+# Replies that answer a request as the protocol allows, whatever they say.
+ANSWERS = frozenset({ReplyKind.OUTPUT, ReplyKind.RAISED, ReplyKind.SKIPPED, ReplyKind.ERRORED})
 
 
 @dataclass
@@ -30,29 +34,23 @@ class Check:
 
 
 def _hint(reply: Reply) -> str:
-    return HINTS.get(reply.error or reply.kind, "")
+    return HINTS.get(str(reply.error or reply.kind), "")
 
 
 def _answered(reply: Reply) -> str:
-    if reply.kind == "output":
+    if reply.kind is ReplyKind.OUTPUT:
         return f"output {reply.value!r:.80}"
-    if reply.kind == "raised":
+    if reply.kind is ReplyKind.RAISED:
         return f"raised {reply.value}"
     return f"{reply.kind}: {reply.detail.strip().splitlines()[0][:120] if reply.detail.strip() else ''}"
 
 
-def first_inputs(root: Path) -> dict[str, object]:
-    """One input per surface: the first case of each in the corpus (whatever its other problems)."""
-    loaded, _errors = case_corpus.check_corpus(root)
-    out: dict[str, object] = {}
-    for item in loaded:
-        out.setdefault(item.case.surface, item.case.input)
-    return out
+def smoke(spec: Spec, inputs: dict[str, Any], *, timeout: float = DEFAULT_TIMEOUT,
+          timeout_multiplier: float = 1.0) -> list[Check]:
+    """The steps, in order; it stops at a handshake that fails. ConnectError: the spec names nothing runnable.
 
-
-def smoke(spec: str, *, timeout: float = DEFAULT_TIMEOUT, timeout_multiplier: float = 1.0,
-          cases_root: Path | None = None) -> list[Check]:
-    """The steps, in order; it stops at a handshake that fails. ConnectError: the spec names nothing runnable."""
+    ``inputs``: one input per surface to send (the corpus's first case of each).
+    """
     checks: list[Check] = []
     try:
         connection = connect(spec, timeout=timeout, timeout_multiplier=timeout_multiplier, validate=True)
@@ -60,8 +58,9 @@ def smoke(spec: str, *, timeout: float = DEFAULT_TIMEOUT, timeout_multiplier: fl
         detail = e.reply.detail.strip()
         return [Check("handshake", False, f"{e.reply.error or e.reply.kind}: {detail}", _hint(e.reply))]
     impl = connection.implementation
-    declared = list(impl["surfaces"])
-    checks.append(Check("handshake", True, f"{impl['name']} {impl['version']} ({impl['language']}), "
+    assert impl is not None  # a connection that started has its handshake
+    declared = list(impl.surfaces)
+    checks.append(Check("handshake", True, f"{impl.name} {impl.version} ({impl.language}), "
                                            f"protocol 1, surfaces: {', '.join(declared) or 'none'}"))
     unknown = [name for name in declared if name not in surfaces.SURFACES]
     if unknown:
@@ -70,7 +69,6 @@ def smoke(spec: str, *, timeout: float = DEFAULT_TIMEOUT, timeout_multiplier: fl
     if not [name for name in declared if name in surfaces.SURFACES]:
         checks.append(Check("surfaces", False, "declares no surface of this suite: nothing could be certified",
                             "list the surfaces you answer in implementation.surfaces"))
-    inputs = first_inputs(cases_root or case_corpus.default_root())
     seq = 0
     try:
         for name in declared:
@@ -81,14 +79,14 @@ def smoke(spec: str, *, timeout: float = DEFAULT_TIMEOUT, timeout_multiplier: fl
                 continue
             seq += 1
             reply = connection.run(seq, name, wire.encode(inputs[name]))
-            ok = reply.kind in ("output", "raised", "skipped", "errored")
+            ok = reply.kind in ANSWERS
             checks.append(Check(f"run {name}", ok, _answered(reply) if ok else
                                 f"{reply.error or reply.kind}: {reply.detail.strip()[:600]}", "" if ok else _hint(reply)))
         seq += 1
         reply = connection.run(seq, UNSERVED, None)
-        checks.append(Check(f"run {UNSERVED}", reply.kind == "skipped", _answered(reply) if reply.kind != "protocol-error"
+        checks.append(Check(f"run {UNSERVED}", reply.kind is ReplyKind.SKIPPED, _answered(reply) if reply.kind is not ReplyKind.PROTOCOL_ERROR
                             else f"{reply.error}: {reply.detail.strip()[:600]}",
-                            "" if reply.kind == "skipped" else
+                            "" if reply.kind is ReplyKind.SKIPPED else
                             "answer a surface you do not serve with {\"seq\": N, \"skipped\": {\"reason\": \"...\"}}"))
     finally:
         stopped = connection.close()

@@ -267,3 +267,12 @@ def select(
             continue
         chosen.append(item)
     return chosen
+
+
+def first_inputs(root: Path) -> dict[str, Any]:
+    """One input per surface: the first case of each in the corpus (whatever its other problems)."""
+    loaded, _errors = check_corpus(root)
+    out: dict[str, Any] = {}
+    for item in loaded:
+        out.setdefault(item.case.surface, item.case.input)
+    return out

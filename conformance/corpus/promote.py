@@ -12,17 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from conformance import ORACLE_RELEASE
 from conformance.core import surfaces
-from conformance.core.compare import Result
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.yaml_values import render, render_expect
-from conformance.kit import wire
-from conformance.report.model import Report
+from conformance.report.model import CaseLine, Header
+from conformance.report.reader import Report
 
 TARGET_FILE = "generated.yaml"
-DEFAULT_HARBOR = "0.13.1"
 
 
 @dataclass(frozen=True)
@@ -32,55 +30,50 @@ class Promoted:
     reason: str = ""
 
 
-def _description(record: dict[str, Any], head: dict[str, Any]) -> str:
-    mismatches = record.get("mismatches", [])
-    if mismatches:
-        first = mismatches[0]
-        what = f"{first['cls']} at {first['path']}: oracle {first['expected']}, candidate {first['actual']}"
-    else:
-        what = f"{record['outcome']}: {record.get('detail', '').strip().splitlines()[0] if record.get('detail') else ''}"
-    gen = head.get("generation") or {}
-    candidate = (head.get("candidate") or {}).get("spec", "?")
-    return f"generated ({gen.get('profile', '?')}, seed {gen.get('seed', '?')}) against {candidate}; {what}"[:400]
+def _description(record: CaseLine, head: Header | None) -> str:
+    gen = head.generation if head is not None else None
+    candidate = head.candidate.spec if head is not None else "?"
+    origin = f"generated ({gen.profile}, seed {gen.seed})" if gen is not None else "generated"
+    return f"{origin} against {candidate}; {record.first_difference()}"[:400]
 
 
-def case_yaml(record: dict[str, Any], head: dict[str, Any]) -> str:
+def case_yaml(record: CaseLine, head: Header | None) -> str:
     """One case, as list-item lines for a case file's ``cases:``."""
-    surface = surfaces.get(record["surface"])
-    oracle = record["oracle"]
-    expect = render_expect(Result.of_raised(oracle["raised"], oracle.get("reason_code")) if "raised" in oracle
-                           else Result.of_value(wire.decode(oracle["output"])))
-    classes = sorted({m["cls"] for m in record.get("mismatches", [])}) or [record["outcome"]]
+    surface = surfaces.get(record.surface)
+    assert record.oracle is not None  # promoted only with the oracle's result
+    expect = render_expect(record.oracle.to_result())
+    classes = sorted({m.cls.value for m in record.mismatches}) or [str(record.outcome)]
     lines = [
-        f"  - id: {record['id']}",
+        f"  - id: {record.id}",
         f"    description: {render(_description(record, head))}",
         f"    tags: [{', '.join(['generated', *classes])}]",
         f"    spec: {surface.spec}",
     ]
-    version = ((head.get("oracle") or {}).get("implementation") or {}).get("version")
-    if version and version != DEFAULT_HARBOR:
+    implementation = head.oracle.implementation if head is not None else None
+    version = implementation.version if implementation is not None else None
+    if version and version != ORACLE_RELEASE:
         lines.append(f'    harbor: "=={version}"')  # recorded from another release than the corpus's
-    lines += [f"    input: {render(wire.decode(record['input']))}", f"    expect: {expect}"]
+    lines += [f"    input: {render(record.decoded_input)}", f"    expect: {expect}"]
     return "\n".join(lines) + "\n"
 
 
 def promote(report: Report, root: Path) -> list[Promoted]:
     """Append every generated finding of ``report`` to the corpus at ``root``."""
-    head = report.header or {}
+    head = report.header
     known = {item.id for item in case_corpus.check_corpus(root)[0]} if root.is_dir() else set()
     pending: dict[str, list[str]] = {}
     done: list[Promoted] = []
     for record in report.records:
-        if record.get("origin") != "generated":
+        if not record.generated:
             continue
-        if "oracle" not in record:
-            done.append(Promoted(record["id"], None, "no oracle result to record"))
-        elif record["id"] in known:
-            done.append(Promoted(record["id"], None, "already in the corpus"))
+        if record.oracle is None:
+            done.append(Promoted(record.id, None, "no oracle result to record"))
+        elif record.id in known:
+            done.append(Promoted(record.id, None, "already in the corpus"))
         else:
-            known.add(record["id"])
-            pending.setdefault(record["surface"], []).append(case_yaml(record, head))
-            done.append(Promoted(record["id"], root / record["surface"] / TARGET_FILE))
+            known.add(record.id)
+            pending.setdefault(record.surface, []).append(case_yaml(record, head))
+            done.append(Promoted(record.id, root / record.surface / TARGET_FILE))
     for surface, entries in pending.items():
         _append(root / surface / TARGET_FILE, surface, entries)
     return done

@@ -16,12 +16,11 @@ from pathlib import Path
 
 import yaml
 
-from conformance.connection.connect import Connection
+from conformance.connection.base import Connection
 from conformance.core import surfaces
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.yaml_values import CaseLoader, render_expect
 from conformance.kit import wire
-from conformance.run.runner import as_result
 
 _SEQ = itertools.count(1)
 
@@ -36,7 +35,7 @@ class Recorded:
 def expect_line(connection: Connection, surface: str, value: object) -> tuple[str | None, str]:
     """The ``expect:`` value of the oracle's reply to one input, or None and why."""
     reply = connection.run(next(_SEQ), surface, wire.encode(value))
-    result = as_result(reply, surfaces.get(surface))
+    result = reply.result(surfaces.get(surface))
     if result is None:
         return None, f"the oracle gave no result ({reply.kind}): {reply.detail or reply.value}"
     return render_expect(result), ""

@@ -32,7 +32,9 @@ from typing import Any
 
 from rich.table import Table
 
-from conformance.connection.connect import Connection, Reply, connect
+from conformance.connection.base import Connection
+from conformance.connection.connectors import connect
+from conformance.connection.replies import Reply
 from conformance.oracle import environments as oracle_env
 
 

@@ -1,7 +1,7 @@
 """Two reports compared by case id: what diverges now that did not, what was fixed, what changed.
 
 A line's state is its divergence signature (outcome and mismatch classes,
-see :func:`conformance.run.expectations.signature`), or ``pass``. ``xfail``
+see :attr:`conformance.report.model.CaseLine.signature`), or ``pass``. ``xfail``
 counts as the divergence it was expected to be: an expectation file changes
 whether a run passes, not what the candidate did.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.report.model import Report
-from conformance.run.expectations import describe, signature
+from conformance.report.model import Signature, describe
+from conformance.report.reader import Report
 
 KINDS = ("new-divergence", "fixed", "changed", "only-in-a", "only-in-b")
 # The kinds that make `conformance diff` exit 1: B is worse than A, or different.
@@ -31,8 +31,8 @@ class Change:
         return {"id": self.id, "surface": self.surface, "kind": self.kind, "a": self.before, "b": self.after}
 
 
-def _states(report: Report) -> dict[str, tuple[str, tuple | None]]:
-    return {r["id"]: (r["surface"], signature(r)) for r in report.records}
+def _states(report: Report) -> dict[str, tuple[str, Signature | None]]:
+    return {r.id: (r.surface, r.signature) for r in report.records}
 
 
 def diff(a: Report, b: Report) -> list[Change]:

@@ -10,59 +10,57 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from conformance.report.markdown import first_difference, result_text
-from conformance.report.model import Report
+from conformance.core.outcomes import Outcome
+from conformance.report.model import CaseLine, result_text
+from conformance.report.reader import Report
 
-FAILURES = {"fail", "xpass"}
-ERRORS = {"error", "crash", "timeout", "protocol-error", "broken"}
-SKIPPED = {"skip", "xfail"}
+FAILURES = {Outcome.FAIL, Outcome.XPASS}
+ERRORS = {Outcome.ERROR, Outcome.CRASH, Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR, Outcome.BROKEN}
+SKIPPED = {Outcome.SKIP, Outcome.XFAIL}
 
 
 def render(report: Report) -> str:
     tally = report.tally()
-    head = report.header or {}
-    name = f"{head.get('candidate', {}).get('spec', '?')} vs {head.get('oracle', {}).get('spec', '?')}"
+    name = f"{report.candidate_spec} vs {report.oracle_spec}"
     root = ET.Element("testsuites", name=name)
-    by_surface: dict[str, list[dict]] = {}
+    by_surface: dict[str, list[CaseLine]] = {}
     for record in report.records:
-        by_surface.setdefault(record["surface"], []).append(record)
+        by_surface.setdefault(record.surface, []).append(record)
     for surface in sorted(set(by_surface) | set(tally.generated)):
         suite = ET.SubElement(root, "testsuite", name=surface)
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         seconds = 0.0
         for record in by_surface.get(surface, []):
-            if record.get("origin") == "generated":
+            if record.generated:
                 continue  # counted under the surface's generated-inputs testcase
             counts["tests"] += 1
-            seconds += record.get("seconds", 0.0)
-            case = ET.SubElement(suite, "testcase", classname=surface, name=record["id"],
-                                 time=f"{record.get('seconds', 0.0):.6f}")
-            outcome = record["outcome"]
-            stale = record.get("recording") == "stale"
-            if outcome in FAILURES or stale:
+            seconds += record.seconds
+            case = ET.SubElement(suite, "testcase", classname=surface, name=record.id, time=f"{record.seconds:.6f}")
+            outcome = record.outcome
+            if outcome in FAILURES or record.stale:
                 counts["failures"] += 1
-                text = f"oracle: {result_text(record.get('oracle'))}\ncandidate: {result_text(record.get('candidate'))}"
-                message = first_difference(record) if outcome in FAILURES else "stale recording"
+                text = f"oracle: {result_text(record.oracle)}\ncandidate: {result_text(record.candidate)}"
+                message = record.first_difference() if outcome in FAILURES else "stale recording"
                 ET.SubElement(case, "failure", message=message[:500], type=outcome).text = text
             elif outcome in ERRORS:
                 counts["errors"] += 1
-                ET.SubElement(case, "error", message=first_difference(record)[:500], type=outcome).text = (
-                    record.get("detail", ""))
+                ET.SubElement(case, "error", message=record.first_difference()[:500], type=outcome).text = (
+                    record.detail)
             elif outcome in SKIPPED:
+                expected = record.expected_divergence
                 counts["skipped"] += 1
-                reason = (record.get("expected_divergence", {}).get("reason", "") if outcome == "xfail"
-                          else record.get("detail", ""))
+                reason = expected.reason if outcome is Outcome.XFAIL and expected is not None else record.detail
                 ET.SubElement(case, "skipped", message=f"{outcome}: {reason}"[:500])
         line = tally.generated.get(surface)
         if line is not None:
             counts["tests"] += 1
             case = ET.SubElement(suite, "testcase", classname=surface, name=f"{surface}::generated")
-            unexpected = [i for i in line["divergences"] if i not in tally.expected_findings]
-            if unexpected or line.get("error"):
+            unexpected = [i for i in line.divergences if i not in tally.expected_findings]
+            if unexpected or line.error:
                 counts["failures"] += 1
-                message = f"{len(unexpected)} divergence(s) in {line['inputs_run']} generated inputs"
-                if line.get("error"):
-                    message += f"; generator error: {line['error']}"
+                message = f"{len(unexpected)} divergence(s) in {line.inputs_run} generated inputs"
+                if line.error:
+                    message += f"; generator error: {line.error}"
                 ET.SubElement(case, "failure", message=message[:500], type="generated").text = "\n".join(unexpected)
         for key, value in counts.items():
             suite.set(key, str(value))

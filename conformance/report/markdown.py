@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from conformance.kit import wire
-from conformance.report.model import Report
-from conformance.run.expectations import describe, signature
-from conformance.run.runner import OUTCOMES
+from conformance.core.outcomes import Outcome
+from conformance.report.model import CaseLine, describe, result_text
+from conformance.report.reader import Report
+from conformance.report.writer import Tally
+
+Lookup = Callable[[str], tuple[str, Any] | None]  # a case's description and input, by id
 
 
 def _cell(text: str, limit: int = 400) -> str:
@@ -26,23 +28,17 @@ def _code(text: str, limit: int = 2000) -> str:
     return f"{fence}\n{text}\n{fence}"
 
 
-def result_text(result: dict[str, Any] | None) -> str:
-    """An oracle or candidate result of a report line, as Python would show it."""
-    if result is None:
-        return "(no result)"
-    if "raised" in result:
-        code = f" (reason code {result['reason_code']})" if result.get("reason_code") else ""
-        return f"raises {result['raised']}{code}"
-    return repr(wire.decode(result["output"]))
-
-
 def _title(report: Report) -> tuple[str, str]:
-    head = report.header or {}
-    return head.get("candidate", {}).get("spec", "?"), head.get("oracle", {}).get("spec", "?")
+    return report.candidate_spec, report.oracle_spec
 
 
-def _outcome_table(tally) -> list[str]:
-    shown = [n for n in OUTCOMES if n == "pass" or tally.outcomes.get(n)]
+def shown_outcomes(tally: Tally) -> list[Outcome]:
+    """pass, and every other outcome some case has: the whole set would not fit a table."""
+    return [n for n in Outcome if n is Outcome.PASS or tally.outcomes.get(n)]
+
+
+def _outcome_table(tally: Tally) -> list[str]:
+    shown = shown_outcomes(tally)
     lines = ["| surface | cases | " + " | ".join(shown) + " |", "|---|---:|" + "---:|" * len(shown)]
     for surface, counts in sorted(tally.by_surface.items()):
         lines.append(f"| `{surface}` | {sum(counts.values())} | " + " | ".join(str(counts.get(n, 0)) for n in shown)
@@ -61,18 +57,18 @@ def summary(report: Report, *, limit: int = 50) -> str:
     lines = [f"## {mark} `{candidate}` {verdict} to `{oracle}`", ""]
     if not finished:
         lines += ["> The report has no footer: the run did not finish.", ""]
-    head = report.header or {}
-    facts = [f"nan policy: {head.get('nan_policy', '?')}"]
-    if head.get("generation"):
-        g = head["generation"]
-        facts.append(f"generated: profile {g['profile']}, seed {g['seed']}, {g['max_examples']} per surface")
-    if head.get("expectations"):
-        facts.append(f"expectations: `{head['expectations']}`")
+    head = report.header
+    facts = [f"nan policy: {head.nan_policy if head is not None else '?'}"]
+    if head is not None and head.generation is not None:
+        g = head.generation
+        facts.append(f"generated: profile {g.profile}, seed {g.seed}, {g.max_examples} per surface")
+    if head is not None and head.expectations:
+        facts.append(f"expectations: `{head.expectations}`")
     lines += [" · ".join(facts), ""]
     for problem in tally.candidate_problems:
-        lines += [f"> The candidate failed to {problem['stage']}: {problem['outcome']}"
-                  + (f" ({problem['protocol_error']})" if problem.get("protocol_error") else "")
-                  + f" — {(problem.get('detail') or '').strip().splitlines()[0][:200] if problem.get('detail') else ''}", ""]
+        lines += [f"> The candidate failed to {problem.stage}: {problem.outcome}"
+                  + (f" ({problem.protocol_error})" if problem.protocol_error else "")
+                  + f" — {problem.first_line()}", ""]
     if tally.protocol_errors:
         lines += ["Protocol errors: " + ", ".join(f"`{name}` {n}" for name, n in sorted(tally.protocol_errors.items())),
                   ""]
@@ -82,15 +78,15 @@ def summary(report: Report, *, limit: int = 50) -> str:
         lines += ["| generated | inputs run | divergences | expected |", "|---|---:|---:|---:|"]
         for surface, line in sorted(tally.generated.items()):
             expected = sum(1 for i in tally.expected_findings if i.startswith(surface + "::"))
-            found = len(line["divergences"]) - expected
-            error = " + generator error" if line.get("error") else ""
-            lines.append(f"| `{surface}` | {line['inputs_run']} | {found}{error} | {expected} |")
+            found = len(line.divergences) - expected
+            error = " + generator error" if line.error else ""
+            lines.append(f"| `{surface}` | {line.inputs_run} | {found}{error} | {expected} |")
         lines.append("")
-    problems = [r for r in report.records if r["outcome"] not in ("pass", "xfail") or r.get("recording") == "stale"]
+    problems = [r for r in report.records if not r.conforms or r.stale]
     if problems:
         lines += [f"### {len(problems)} problem(s)", "", "| id | outcome | first difference |", "|---|---|---|"]
         for record in problems[:limit]:
-            lines.append(f"| `{record['id']}` | {record['outcome']} | {_cell(first_difference(record))} |")
+            lines.append(f"| `{record.id}` | {record.outcome} | {_cell(record.first_difference())} |")
         if len(problems) > limit:
             lines.append(f"| … | | {len(problems) - limit} more in the report |")
         lines.append("")
@@ -102,32 +98,22 @@ def summary(report: Report, *, limit: int = 50) -> str:
     return "\n".join(lines)
 
 
-def first_difference(record: dict[str, Any]) -> str:
-    if record.get("mismatches"):
-        m = record["mismatches"][0]
-        more = f" (+{len(record['mismatches']) - 1} more)" if len(record["mismatches"]) > 1 else ""
-        return f"{m['cls']} at {m['path']}: oracle {m['expected']} / candidate {m['actual']}{more}"
-    if record.get("recording") == "stale":
-        return "the live oracle disagrees with the case's recorded result"
-    return (record.get("detail") or record["outcome"]).strip()
-
-
 def changes(report: Report, *, baseline: str, release: str,
-            lookup: Callable[[str], tuple[str, Any] | None] = lambda case_id: None) -> str:
+            lookup: Lookup = lambda case_id: None) -> str:
     """The upgrade gate's report: per surface, each behaviour that differs between two releases.
 
     ``lookup(case_id)`` gives a case's description and input (generated
     findings carry their own minimal input).
     """
     tally = report.tally()
-    divergent = [r for r in report.records if signature(r) is not None]
-    unexpected = [r for r in divergent if r["outcome"] != "xfail"]
+    divergent = [r for r in report.records if r.signature is not None]
+    unexpected = [r for r in divergent if r.outcome is not Outcome.XFAIL]
     finished = report.footer is not None
     passed = not unexpected and tally.conforms and finished
     lines = [f"# harbor {release} against harbor {baseline}", ""]
     if not divergent:
         lines.append(f"No scoring behaviour the suite checks changed: {tally.total} cases"
-                     + (f" and {sum(g['inputs_run'] for g in tally.generated.values())} generated inputs"
+                     + (f" and {sum(g.inputs_run for g in tally.generated.values())} generated inputs"
                         if tally.generated else "") + " agree.")
     else:
         lines.append(f"{len(divergent)} behaviour(s) changed: {len(divergent) - len(unexpected)} listed in the "
@@ -138,15 +124,15 @@ def changes(report: Report, *, baseline: str, release: str,
     if tally.stale_expectations:
         lines += ["Expectation entries naming no case of the run (stale): "
                   + ", ".join(f"`{i}`" for i in tally.stale_expectations), ""]
-    xpassed = [r for r in report.records if r["outcome"] == "xpass"]
+    xpassed = [r for r in report.records if r.outcome is Outcome.XPASS]
     if xpassed:
         lines += ["Listed as changed but now agreeing (out-of-date entries): "
-                  + ", ".join(f"`{r['id']}`" for r in xpassed), ""]
+                  + ", ".join(f"`{r.id}`" for r in xpassed), ""]
     for error in tally.generator_errors:
         lines += [f"> generator error: {_cell(error)}", ""]
-    by_surface: dict[str, list[dict[str, Any]]] = {}
+    by_surface: dict[str, list[CaseLine]] = {}
     for record in divergent:
-        by_surface.setdefault(record["surface"], []).append(record)
+        by_surface.setdefault(record.surface, []).append(record)
     for surface in sorted(by_surface):
         lines += [f"## `{surface}`", ""]
         for record in by_surface[surface]:
@@ -154,36 +140,32 @@ def changes(report: Report, *, baseline: str, release: str,
     return "\n".join(lines).rstrip() + "\n"
 
 
-def input_of(record: dict[str, Any], lookup: Callable[[str], tuple[str, Any] | None]) -> Any:
+def input_of(record: CaseLine, lookup: Lookup) -> Any:
     """A report line's input: a generated finding carries it, a case's comes from the corpus."""
-    if record.get("origin") == "generated":
-        return wire.decode(record["input"])
-    found = lookup(record["id"])
+    if record.generated:
+        return record.decoded_input
+    found = lookup(record.id)
     return found[1] if found else None
 
 
-def example(record: dict[str, Any], baseline: str, release: str,
-            lookup: Callable[[str], tuple[str, Any] | None]) -> list[str]:
+def example(record: CaseLine, baseline: str, release: str, lookup: Lookup) -> list[str]:
     """Input, and each release's result, as Markdown blocks."""
     return ["Input:", "", _code(repr(input_of(record, lookup))), "",
-            f"harbor {baseline}:", "", _code(result_text(record.get("oracle"))), "",
-            f"harbor {release}:", "", _code(result_text(record.get("candidate")))]
+            f"harbor {baseline}:", "", _code(result_text(record.oracle)), "",
+            f"harbor {release}:", "", _code(result_text(record.candidate))]
 
 
-def _change(record: dict[str, Any], baseline: str, release: str,
-            lookup: Callable[[str], tuple[str, Any] | None]) -> list[str]:
-    found = lookup(record["id"]) if record.get("origin") != "generated" else None
-    description = found[0] if found else ("a generated input, shrunk to a minimal one"
-                                          if record.get("origin") == "generated" else "")
-    status = ("expected: " + record["expected_divergence"]["reason"]
-              + (f" ([link]({record['expected_divergence']['link']}))"
-                 if record["expected_divergence"].get("link") else "")
-              if record["outcome"] == "xfail" else "**not in the expectation file**")
-    lines = [f"### `{record['id']}`", "", f"{description}".strip(), "",
-             f"- {describe(signature(record))} — {status}"]
-    for m in record.get("mismatches", [])[:8]:
-        lines.append(f"- {m['cls']} at `{m['path']}`: {baseline} `{_cell(m['expected'], 200)}`, "
-                     f"{release} `{_cell(m['actual'], 200)}`")
-    if record.get("detail") and record["outcome"] != "xfail":
-        lines.append(f"- detail: {_cell(record['detail'].strip(), 300)}")
+def _change(record: CaseLine, baseline: str, release: str, lookup: Lookup) -> list[str]:
+    found = lookup(record.id) if not record.generated else None
+    description = found[0] if found else ("a generated input, shrunk to a minimal one" if record.generated else "")
+    expected = record.expected_divergence
+    if record.outcome is Outcome.XFAIL and expected is not None:
+        status = "expected: " + expected.reason + (f" ([link]({expected.link}))" if expected.link else "")
+    else:
+        status = "**not in the expectation file**"
+    lines = [f"### `{record.id}`", "", f"{description}".strip(), "", f"- {describe(record.signature)} — {status}"]
+    for m in record.mismatches[:8]:
+        lines.append(f"- {_cell(m.describe(f'`{baseline}`', f'`{release}`', bits=False), 500)}")
+    if record.detail and record.outcome is not Outcome.XFAIL:
+        lines.append(f"- detail: {_cell(record.detail.strip(), 300)}")
     return [*lines, "", *example(record, baseline, release, lookup), ""]

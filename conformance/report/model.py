@@ -1,235 +1,287 @@
-"""The JSONL report: a header, one record per case (flushed as it is written), a footer.
+"""The JSONL report's lines as typed values: one model per line type, told apart by ``type``.
 
-Everything else (terminal table, summaries) is derived from these lines, so a
-report can be re-read and re-summarised later. A run killed midway leaves a
-readable report: every line written is complete (but perhaps the last), and
-``certify --resume`` goes on from it.
-
-Line types: ``header``; ``case`` (a case, or a generated divergence);
-``generated`` (a surface's generator finished); ``candidate`` (the candidate
-failed to start or to stop); ``footer``.
+A report is a ``header``, then ``case`` lines (a case, or a generated
+divergence), ``generated`` lines (a surface's generator finished) and
+``candidate`` lines (the candidate failed to start or to stop), then a
+``footer``. Writers build these models; every reader validates each line
+into them (:mod:`conformance.report.reader`), so nothing above this layer
+looks a field up by a string key. The published JSON Schema of a line is
+``conformance/schemas/report-line.json``.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import platform
-import sys
-from collections import Counter
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import IO, Any
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar, Literal
 
-from conformance import SUITE, __version__
-from conformance.connection.protocol import PROTOCOL_VERSION
-from conformance.core.compare import COMPARATOR_VERSION
-from conformance.run.runner import OUTCOMES, CaseRecord
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from conformance.connection.protocol import Implementation
+from conformance.core.compare import Mismatch, MismatchClass, Result
+from conformance.core.outcomes import DIVERGING, Outcome, ProtocolError, ReplyKind
+from conformance.kit import wire
 
 REPORT_VERSION = 1
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
 
 
-def header(
-    *, oracle: dict[str, Any], candidate: dict[str, Any], nan_policy: str, surfaces: list[str],
-    cases_root: str, argv: list[str] | None = None, generation: dict[str, Any] | None = None,
-    expectations: str | None = None, resumed: list[dict[str, Any]] | None = None,
-    shard: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    return {
-        "type": "header",
-        "report_version": REPORT_VERSION,
-        "suite": SUITE,
-        "suite_version": __version__,
-        "protocol": PROTOCOL_VERSION,
-        "comparator": COMPARATOR_VERSION,
-        "nan_policy": nan_policy,
-        "oracle": oracle,
-        "candidate": candidate,
-        "surfaces": surfaces,
-        "cases_root": cases_root,
-        # profile, seed and budget of the generated inputs (None when not generated): enough to re-run them
-        "generation": generation,
-        "expectations": expectations,  # the expectation file applied, if any
-        "resumed": resumed,
-        "shard": shard,  # with --shard: {index, count, cases: the ids it was given}  # the interrupted runs whose finished lines this report keeps, if any
-        "python": platform.python_version(),
-        "argv": argv if argv is not None else sys.argv,
-        "started_at": _now(),
-    }
+class _Line(_Model):
+    # Case lines leave out what is at its default (no mismatches, no detail): there are many of them.
+    compact: ClassVar[bool] = False
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.model_dump(mode="json", exclude_none=True, exclude_defaults=self.compact, exclude={"type"})
+        return {"type": getattr(self, "type"), **data}
 
 
-@dataclass
-class Tally:
-    """Counts per outcome, overall and per surface."""
+# -- header ------------------------------------------------------------------
 
-    outcomes: Counter = field(default_factory=Counter)
-    by_surface: dict[str, Counter] = field(default_factory=dict)
-    stale_recordings: list[str] = field(default_factory=list)
-    generated: dict[str, dict[str, Any]] = field(default_factory=dict)  # surface -> its "generated" line
-    findings: list[str] = field(default_factory=list)  # ids of generated inputs that diverged
-    expected_findings: list[str] = field(default_factory=list)  # ... as the expectation file lists them
-    stale_expectations: list[str] = field(default_factory=list)  # entries naming no case of the run
-    protocol_errors: Counter = field(default_factory=Counter)  # by name, over cases and findings
-    candidate_problems: list[dict[str, Any]] = field(default_factory=list)  # failed start or stop: its "candidate" line
-    batch_fallbacks: int = 0  # batches that failed as a whole and were asked again one request at a time
 
-    def add_generated(self, line: dict[str, Any]) -> None:
-        self.generated[line["surface"]] = line
+class Party(_Model):
+    """The oracle or the candidate: its spec as given, and what its handshake said (None: it never started)."""
+
+    spec: str
+    implementation: Implementation | None = None
+
+
+class Generation(_Model):
+    """How generated inputs were drawn: enough to draw them again."""
+
+    profile: str
+    seed: int
+    max_examples: int
+    target_ulps: bool = False
+    hypothesis: str = ""
+    base_seed: int | None = None  # the run's seed, when a shard derived its own from it
+
+
+class ShardInfo(_Model):
+    index: int
+    count: int
+    cases: list[str] = Field(description="The case ids this shard was given.")
+
+
+class ResumedRun(_Model):
+    started_at: str | None = None
+    kept: int
+
+
+class CombinedPart(_Model):
+    shard: str
+    report: str
+    generation: Generation | None = None
+
+
+class Header(_Line):
+    type: Literal["header"] = "header"
+    report_version: int = REPORT_VERSION
+    suite: str
+    suite_version: str
+    protocol: int
+    comparator: str
+    nan_policy: str
+    oracle: Party
+    candidate: Party
+    surfaces: list[str]
+    cases_root: str
+    generation: Generation | None = None
+    expectations: str | None = Field(default=None, description="The expectation file applied, if any.")
+    resumed: list[ResumedRun] | None = Field(default=None, description="The interrupted runs this one goes on from.")
+    shard: ShardInfo | None = None
+    combined: list[CombinedPart] | None = Field(default=None, description="The shards a combined report merges.")
+    python: str
+    argv: list[str]
+    started_at: str
+
+
+# -- case lines --------------------------------------------------------------
+
+
+class OutputResult(_Model):
+    output: Any = Field(description="The output as a wire value.")
+
+    def to_result(self) -> Result:
+        return Result.of_value(wire.decode(self.output), self.output)
+
+    def text(self) -> str:
+        return repr(wire.decode(self.output))
+
+
+class RaisedResult(_Model):
+    raised: str = Field(description="Class name of the exception raised.")
+    reason_code: str | None = None
+
+    def to_result(self) -> Result:
+        return Result.of_raised(self.raised, self.reason_code)
+
+    def text(self) -> str:
+        return f"raises {self.raised}" + (f" (reason code {self.reason_code})" if self.reason_code else "")
+
+
+ResultLine = OutputResult | RaisedResult
+
+
+def result_line(result: Result) -> ResultLine:
+    if result.raised is not None:
+        return RaisedResult(raised=result.raised, reason_code=result.reason_code)
+    return OutputResult(output=result.wire_form())
+
+
+def result_text(result: ResultLine | None) -> str:
+    """An oracle or candidate result, as Python would show it."""
+    return "(no result)" if result is None else result.text()
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What a divergence is: its outcome, and for a ``fail`` its set of mismatch classes."""
+
+    outcome: Outcome
+    classes: tuple[MismatchClass, ...] = ()
+
+    def __str__(self) -> str:
+        return f"{self.outcome} [{', '.join(c.value for c in self.classes)}]" if self.classes else str(self.outcome)
+
+
+def describe(signature: Signature | None) -> str:
+    return "pass" if signature is None else str(signature)
+
+
+class ExpectedDivergence(_Model):
+    """The expectation-file entry an ``xfail`` matched."""
+
+    outcome: Outcome
+    classes: list[MismatchClass] = Field(default_factory=list)
+    reason: str
+    link: str | None = None
 
     @property
-    def generator_errors(self) -> list[str]:
-        return [f"{s}: {g['error']}" for s, g in sorted(self.generated.items()) if g.get("error")]
+    def signature(self) -> Signature:
+        return Signature(self.outcome, tuple(sorted(set(self.classes), key=lambda c: c.value)))
 
-    def add(self, record: dict[str, Any]) -> None:
-        if record.get("protocol_error"):
-            self.protocol_errors[record["protocol_error"]] += 1
-        if record.get("origin") == "generated":
-            # A shrunk generator finding: counted with its generator's line, not as a case.
-            (self.expected_findings if record["outcome"] == "xfail" else self.findings).append(record["id"])
-            return
-        self.outcomes[record["outcome"]] += 1
-        self.by_surface.setdefault(record["surface"], Counter())[record["outcome"]] += 1
-        if record.get("recording") == "stale":
-            self.stale_recordings.append(record["id"])
+
+class CaseLine(_Line):
+    """One case (or generated divergence) and its outcome."""
+
+    compact: ClassVar[bool] = True
+    type: Literal["case"] = "case"
+    id: str
+    surface: str
+    outcome: Outcome
+    origin: Literal["case", "generated"] = "case"
+    input: Any = Field(default=None, description="A generated input, as a wire value (cases' are in the corpus).")
+    oracle: ResultLine | None = None
+    candidate: ResultLine | None = None
+    protocol_error: ProtocolError | None = None
+    recording: Literal["agrees", "stale", "missing"] | None = Field(
+        default=None, description="With a live oracle: how it compares with the case's recorded result.")
+    expected_divergence: ExpectedDivergence | None = None
+    mismatches: list[Mismatch] = Field(default_factory=list)
+    recording_mismatches: list[Mismatch] = Field(default_factory=list)
+    detail: str = ""
+    seconds: float = 0.0
 
     @property
-    def total(self) -> int:
-        return sum(self.outcomes.values())
+    def generated(self) -> bool:
+        return self.origin == "generated"
 
     @property
     def conforms(self) -> bool:
-        checked = self.total > 0 or bool(self.generated)
-        conforming = self.outcomes["pass"] + self.outcomes["xfail"]
-        return (checked and conforming == self.total and not self.stale_recordings
-                and not self.findings and not self.generator_errors and not self.stale_expectations
-                and not self.candidate_problems)
+        return self.outcome in (Outcome.PASS, Outcome.XFAIL)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "total": self.total,
-            "outcomes": {name: self.outcomes.get(name, 0) for name in OUTCOMES},
-            "by_surface": {s: {n: c.get(n, 0) for n in OUTCOMES} for s, c in sorted(self.by_surface.items())},
-            "stale_recordings": self.stale_recordings,
-            "generated": {s: {k: g[k] for k in ("inputs_run", "divergences", "error") if k in g}
-                          for s, g in sorted(self.generated.items())},
-            "findings": len(self.findings),
-            "expected_findings": len(self.expected_findings),
-            "stale_expectations": self.stale_expectations,
-            "protocol_errors": dict(sorted(self.protocol_errors.items())),
-            "candidate_problems": [f"{p['stage']}: {p['outcome']}" for p in self.candidate_problems],
-            "batch_fallbacks": self.batch_fallbacks,
-            "conforms": self.conforms,
-        }
+    @property
+    def stale(self) -> bool:
+        return self.recording == "stale"
 
+    @property
+    def decoded_input(self) -> Any:
+        return wire.decode(self.input)
 
-class ReportWriter:
-    """Writes a report line by line, each flushed as it is written.
+    @property
+    def signature(self) -> Signature | None:
+        """(outcome, mismatch classes) of the divergence; None when it conforms. An ``xfail`` keeps the
+        signature it was expected with."""
+        if self.outcome is Outcome.XFAIL and self.expected_divergence is not None:
+            return self.expected_divergence.signature
+        if self.outcome not in DIVERGING:
+            return None
+        return Signature(self.outcome, tuple(sorted({m.cls for m in self.mismatches}, key=lambda c: c.value)))
 
-    ``kept``: the lines of an interrupted run that a resumed run keeps. They
-    are written, after the header, to a new file that then replaces the old
-    one in a single rename, so a run killed while resuming still leaves one
-    whole report.
-    """
-
-    def __init__(self, path: Path | None, head: dict[str, Any], kept: list[dict[str, Any]] = ()) -> None:
-        self.path = path
-        self.tally = Tally()
-        self._handle: IO[str] | None = None
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            writing = path.with_name(path.name + ".resuming") if kept else path
-            self._handle = open(writing, "w", encoding="utf-8")
-        self._write(head)
-        for line in kept:
-            {"case": self.tally.add, "generated": self.tally.add_generated,
-             "candidate": self.tally.candidate_problems.append}[line["type"]](line)
-            self._write(line)
-        if kept and path is not None:
-            os.replace(writing, path)
-
-    def _write(self, line: dict[str, Any]) -> None:
-        if self._handle is not None:
-            self._handle.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
-            self._handle.flush()
-
-    def record(self, record: CaseRecord) -> None:
-        data = record.to_json()
-        self.tally.add(data)
-        self._write(data)
-
-    def candidate_problem(self, stage: str, reply: Any) -> None:
-        """The candidate failed to ``start`` or to ``stop``: ``reply`` (a connect.Reply) says how."""
-        line = {"type": "candidate", "stage": stage, "outcome": reply.kind, "detail": reply.detail}
-        if reply.error:
-            line["protocol_error"] = reply.error
-        self.tally.candidate_problems.append(line)
-        self._write(line)
-
-    def generated(self, line: dict[str, Any]) -> None:
-        """A surface's generator finished: its findings are already recorded; this is its summary."""
-        self.tally.add_generated(line)
-        self._write(line)
-
-    def close(self, footer: bool = True) -> dict[str, Any]:
-        """The footer, written unless the run did not finish (``footer=False``)."""
-        line = {"type": "footer", "finished_at": _now(), **self.tally.to_json()}
-        if footer:
-            self._write(line)
-        if self._handle is not None:
-            self._handle.close()
-        return line
+    def first_difference(self) -> str:
+        """One line saying how the case went wrong: its first mismatch, or its detail."""
+        if self.mismatches:
+            more = f" (+{len(self.mismatches) - 1} more)" if len(self.mismatches) > 1 else ""
+            return self.mismatches[0].describe(bits=False) + more
+        if self.stale:
+            return "the live oracle disagrees with the case's recorded result"
+        return (self.detail or self.outcome).strip()
 
 
-@dataclass
-class Report:
-    header: dict[str, Any] | None
-    records: list[dict[str, Any]]
-    footer: dict[str, Any] | None
-    truncated: bool = False  # a last line cut short by a killed run
-    generated: list[dict[str, Any]] = field(default_factory=list)
-    candidate_problems: list[dict[str, Any]] = field(default_factory=list)
+class GeneratedLine(_Line):
+    """A surface's generator finished (its divergences are case lines of their own)."""
 
-    def tally(self) -> Tally:
-        tally = Tally()
-        for record in self.records:
-            tally.add(record)
-        for line in self.generated:
-            tally.add_generated(line)
-        tally.candidate_problems = list(self.candidate_problems)
-        if self.footer is not None:
-            tally.stale_expectations = list(self.footer.get("stale_expectations", []))
-        return tally
+    type: Literal["generated"] = "generated"
+    surface: str
+    profile: str
+    seed: int | list[int] = Field(description="The seed; a combined report lists each shard's.")
+    max_examples: int
+    inputs_run: int
+    divergences: list[str] = Field(default_factory=list)
+    error: str | None = None
 
 
-def read(path: Path) -> Report:
-    head, records, generated, problems, foot, truncated = None, [], [], [], None, False
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines):
-                truncated = True
-                break
-            raise ValueError(f"{path}:{number}: not a JSON line") from None
-        kind = data.get("type")
-        if kind == "header":
-            head = data
-        elif kind == "footer":
-            foot = data
-        elif kind == "case":
-            records.append(data)
-        elif kind == "generated":
-            generated.append(data)
-        elif kind == "candidate":
-            problems.append(data)
-        else:
-            raise ValueError(f"{path}:{number}: unknown line type {kind!r}")
-    return Report(head, records, foot, truncated, generated, problems)
+class CandidateLine(_Line):
+    """The candidate failed to start or to stop."""
+
+    type: Literal["candidate"] = "candidate"
+    stage: Literal["start", "stop"]
+    outcome: ReplyKind
+    detail: str = ""
+    protocol_error: ProtocolError | None = None
+
+    def first_line(self, limit: int = 200) -> str:
+        lines = self.detail.strip().splitlines()
+        return lines[0][:limit] if lines else ""
+
+
+# -- footer ------------------------------------------------------------------
+
+
+class GeneratedSummary(_Model):
+    inputs_run: int
+    divergences: list[str] = Field(default_factory=list)
+    error: str | None = None
+
+
+class Footer(_Line):
+    type: Literal["footer"] = "footer"
+    finished_at: str
+    total: int
+    outcomes: dict[Outcome, int]
+    by_surface: dict[str, dict[Outcome, int]]
+    stale_recordings: list[str] = Field(default_factory=list)
+    generated: dict[str, GeneratedSummary] = Field(default_factory=dict)
+    findings: int = 0
+    expected_findings: int = 0
+    stale_expectations: list[str] = Field(default_factory=list)
+    protocol_errors: dict[ProtocolError, int] = Field(default_factory=dict)
+    candidate_problems: list[str] = Field(default_factory=list)
+    batch_fallbacks: int = 0
+    conforms: bool
+
+
+Line = Annotated[Header | CaseLine | GeneratedLine | CandidateLine | Footer, Field(discriminator="type")]
+LINE_ADAPTER: TypeAdapter[Header | CaseLine | GeneratedLine | CandidateLine | Footer] = TypeAdapter(Line)
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of one report line."""
+    out = LINE_ADAPTER.json_schema()
+    out["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    out["title"] = f"harbor-conformance report {REPORT_VERSION}: a line"
+    out["description"] = ("A JSONL report is a header line, case / generated / candidate lines, and a footer line "
+                          "(absent when the run did not finish).")
+    return out

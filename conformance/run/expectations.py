@@ -24,14 +24,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from conformance.core.compare import MismatchClass
+from conformance.core.outcomes import DIVERGING, Outcome
 from conformance.corpus.cases import ID_PATTERN
-from conformance.run.runner import DIVERGING, CaseRecord
+from conformance.errors import UsageError
+from conformance.report.model import CaseLine, ExpectedDivergence, Signature, describe
 
 SIGNATURE_OUTCOMES = tuple(sorted(DIVERGING))
 
@@ -39,14 +40,15 @@ SIGNATURE_OUTCOMES = tuple(sorted(DIVERGING))
 class KnownDivergence(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(pattern=ID_PATTERN, description="The case id (or generated input id) that diverges.")
-    outcome: str = Field(default="fail", description="The outcome it has: " + ", ".join(SIGNATURE_OUTCOMES) + ".")
+    outcome: Outcome = Field(default=Outcome.FAIL,
+                             description="The outcome it has: " + ", ".join(SIGNATURE_OUTCOMES) + ".")
     classes: list[str] = Field(default_factory=list, description="With outcome fail: its set of mismatch classes.")
     reason: str = Field(min_length=1, description="Why the candidate differs from the oracle here.")
     link: str | None = Field(default=None, description="Where the difference is explained (changelog, issue).")
 
     @field_validator("outcome")
     @classmethod
-    def _outcome(cls, value: str) -> str:
+    def _outcome(cls, value: Outcome) -> Outcome:
         if value not in DIVERGING:
             raise ValueError(f"outcome must be one of {', '.join(SIGNATURE_OUTCOMES)}")
         return value
@@ -65,8 +67,8 @@ class KnownDivergence(BaseModel):
         return self.id.split("::", 1)[0]
 
     @property
-    def signature(self) -> tuple[str, tuple[str, ...]]:
-        return self.outcome, tuple(self.classes)
+    def signature(self) -> Signature:
+        return Signature(self.outcome, tuple(MismatchClass(c) for c in self.classes))
 
 
 class ExpectationFile(BaseModel):
@@ -76,28 +78,8 @@ class ExpectationFile(BaseModel):
     divergences: list[KnownDivergence] = Field(default_factory=list)
 
 
-class ExpectationError(ValueError):
+class ExpectationError(UsageError):
     """The expectation file cannot be used; the message names the file and line."""
-
-
-def signature(record: dict[str, Any]) -> tuple[str, tuple[str, ...]] | None:
-    """(outcome, mismatch classes) of a report line's divergence; None when it conforms.
-
-    An ``xfail`` line keeps the signature it was expected with.
-    """
-    if record["outcome"] == "xfail":
-        expected = record["expected_divergence"]
-        return expected["outcome"], tuple(expected.get("classes", []))
-    if record["outcome"] not in DIVERGING:
-        return None
-    return record["outcome"], tuple(sorted({m["cls"] for m in record.get("mismatches", [])}))
-
-
-def describe(sig: tuple[str, tuple[str, ...]] | None) -> str:
-    if sig is None:
-        return "pass"
-    outcome, classes = sig
-    return f"{outcome} [{', '.join(classes)}]" if classes else outcome
 
 
 def load(path: Path) -> ExpectationFile:
@@ -160,19 +142,20 @@ class Expectations:
     def from_file(cls, path: Path) -> Expectations:
         return cls(path, {e.id: e for e in load(path).divergences})
 
-    def apply(self, record: CaseRecord) -> CaseRecord:
+    def apply(self, record: CaseLine) -> CaseLine:
         entry = self.entries.get(record.id)
         if entry is None:
             return record
         self.seen.add(record.id)
-        got = signature({"outcome": record.outcome, "mismatches": [m.to_json() for m in record.mismatches]})
+        got = record.signature
         if got is None:
-            record.outcome = "xpass"
+            record.outcome = Outcome.XPASS
             record.detail = (f"listed in {self.path.name} as a known divergence ({describe(entry.signature)}: "
                              f"{entry.reason}), but conforms: the entry is out of date")
         elif got == entry.signature:
-            record.outcome = "xfail"
-            record.expected_divergence = entry.model_dump(exclude={"id"}, exclude_none=True)
+            record.outcome = Outcome.XFAIL
+            record.expected_divergence = ExpectedDivergence(outcome=entry.outcome, classes=entry.signature.classes,
+                                                            reason=entry.reason, link=entry.link)
         else:
             note = (f"known divergence in {self.path.name} is {describe(entry.signature)}, "
                     f"this one is {describe(got)}")
@@ -184,7 +167,7 @@ class Expectations:
         return sorted(i for i in self.entries if i not in self.seen and in_scope(i))
 
 
-def refreshed(records: Iterable[dict[str, Any]], surfaces_run: set[str], previous: ExpectationFile | None,
+def refreshed(records: Iterable[CaseLine], surfaces_run: set[str], previous: ExpectationFile | None,
               candidate: str | None, oracle: str | None) -> tuple[ExpectationFile, dict[str, list[str]]]:
     """The expectation file a report calls for, and what changed: added, updated, kept, dropped ids.
 
@@ -197,18 +180,18 @@ def refreshed(records: Iterable[dict[str, Any]], surfaces_run: set[str], previou
     entries: dict[str, KnownDivergence] = {}
     changes: dict[str, list[str]] = {"added": [], "updated": [], "kept": [], "dropped": []}
     for record in records:
-        sig = signature(record)
+        sig = record.signature
         if sig is None:
             continue
-        before = old.get(record["id"])
+        classes = [c.value for c in sig.classes]
+        before = old.get(record.id)
         if before is None:
-            reason = "not yet reviewed: " + _first_difference(record)
-            entries[record["id"]] = KnownDivergence(id=record["id"], outcome=sig[0], classes=list(sig[1]),
-                                                    reason=reason)
-            changes["added"].append(record["id"])
+            reason = "not yet reviewed: " + record.first_difference()[:300]
+            entries[record.id] = KnownDivergence(id=record.id, outcome=sig.outcome, classes=classes, reason=reason)
+            changes["added"].append(record.id)
         else:
-            entries[record["id"]] = before.model_copy(update={"outcome": sig[0], "classes": list(sig[1])})
-            changes["kept" if before.signature == sig else "updated"].append(record["id"])
+            entries[record.id] = before.model_copy(update={"outcome": sig.outcome, "classes": classes})
+            changes["kept" if before.signature == sig else "updated"].append(record.id)
     for entry_id, entry in old.items():
         if entry_id in entries:
             continue
@@ -221,17 +204,8 @@ def refreshed(records: Iterable[dict[str, Any]], surfaces_run: set[str], previou
     return ExpectationFile(candidate=candidate, oracle=oracle, divergences=ordered), changes
 
 
-def _first_difference(record: dict[str, Any]) -> str:
-    mismatches = record.get("mismatches") or []
-    if mismatches:
-        m = mismatches[0]
-        return f"{m['cls']} at {m['path']}: oracle {m['expected']}, candidate {m['actual']}"[:300]
-    return (f"{record['outcome']}: " + (record.get("detail") or "").strip().splitlines()[0][:250]
-            if record.get("detail") else record["outcome"])
-
-
 def dump(document: ExpectationFile) -> str:
-    data = document.model_dump(exclude_none=True)
+    data = document.model_dump(mode="json", exclude_none=True)
     for entry in data["divergences"]:
         if entry.get("outcome") == "fail" and entry.get("classes") == []:
             entry.pop("classes")

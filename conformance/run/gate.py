@@ -15,13 +15,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from conformance import ORACLE_RELEASE
 from conformance.corpus import cases as case_corpus
 from conformance.report import markdown
-from conformance.report.model import read
+from conformance.report.model import CaseLine
+from conformance.report.reader import read
 from conformance.run import certification
-from conformance.run.expectations import signature
+from conformance.run.plan import load_corpus
 
-BASELINE = certification.DEFAULT_ORACLE.split("==")[1]
+BASELINE = ORACLE_RELEASE
 
 
 def expectations_path(version: str) -> Path | None:
@@ -44,7 +46,7 @@ class GateResult:
 
 def corpus_lookup(root: Path) -> Callable[[str], tuple[str, Any] | None]:
     """A case's description and input by id, for the Markdown account."""
-    by_id = {item.id: (item.case.description, item.case.input) for item in certification.load_corpus(root)}
+    by_id = {item.id: (item.case.description, item.case.input) for item in load_corpus(root)}
     return by_id.get
 
 
@@ -96,12 +98,12 @@ def changes_document(results: list[GateResult], *, baseline: str = BASELINE,
     for result in results:
         data = read(result.report)
         tally = data.tally()
-        changed = [r for r in data.records if signature(r) is not None]
-        inputs = sum(g["inputs_run"] for g in tally.generated.values())
-        groups: dict[str, list[dict[str, Any]]] = {}
+        changed = [r for r in data.records if r.signature is not None]
+        inputs = sum(g.inputs_run for g in tally.generated.values())
+        groups: dict[str, list[CaseLine]] = {}
         for record in changed:
-            reason = (record["expected_divergence"]["reason"] if record["outcome"] == "xfail"
-                      else "not in the expectation file")
+            expected = record.expected_divergence
+            reason = expected.reason if expected is not None else "not in the expectation file"
             groups.setdefault(reason, []).append(record)
         how = "; ".join(f"{reason} ({len(records)})" for reason, records in groups.items()) or "no change"
         lines.append(f"| {result.version} | {tally.total} | {inputs} | {len(changed)} | "
@@ -115,19 +117,19 @@ def _table_cell(text: str) -> str:
     return text.replace("|", "/").replace("\n", " ")
 
 
-def _release_section(version: str, baseline: str, groups: dict[str, list[dict[str, Any]]],
+def _release_section(version: str, baseline: str, groups: dict[str, list[CaseLine]],
                      lookup: Callable[[str], tuple[str, Any] | None]) -> str:
     lines = [f"## harbor {version}", ""]
     for reason, records in groups.items():
-        link = next((r["expected_divergence"].get("link") for r in records
-                     if r["outcome"] == "xfail" and r["expected_divergence"].get("link")), None)
+        link = next((r.expected_divergence.link for r in records
+                     if r.expected_divergence is not None and r.expected_divergence.link), None)
         lines += [f"### {reason}" + (f" ([link]({link}))" if link else ""), ""]
         by_surface: dict[str, list[str]] = {}
         for record in records:
-            by_surface.setdefault(record["surface"], []).append(record["id"])
+            by_surface.setdefault(record.surface, []).append(record.id)
         for surface, ids in sorted(by_surface.items()):
             lines.append(f"- `{surface}` ({len(ids)}): " + ", ".join(f"`{i.split('::', 1)[1]}`" for i in ids))
         example = min(records, key=lambda r: len(repr(markdown.input_of(r, lookup))))
-        lines += ["", f"For example `{example['id']}`:", "",
+        lines += ["", f"For example `{example.id}`:", "",
                   *markdown.example(example, baseline, version, lookup), ""]
     return "\n".join(lines)

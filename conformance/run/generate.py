@@ -28,11 +28,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.connection.connect import Connection
+from conformance.connection.base import Connection
 from conformance.core import scope, surfaces
 from conformance.core.compare import MismatchClass, NanPolicy
+from conformance.core.outcomes import Outcome
 from conformance.kit import wire
-from conformance.run.runner import CaseRecord, Oracle, run_input
+from conformance.report.model import CaseLine, GeneratedLine, Generation
+from conformance.run.runner import Oracle, run_input
 
 
 @dataclass(frozen=True)
@@ -55,13 +57,13 @@ PROFILES = {
 DEFAULT_PROFILE = "dev"
 
 
-def describe(profile: Profile, seed: int, max_examples: int | None) -> dict[str, Any]:
+def describe(profile: Profile, seed: int, max_examples: int | None) -> Generation:
     """The report header's account of a generation run: enough to repeat it."""
     from hypothesis import __version__ as hypothesis_version
 
-    return {"profile": profile.name, "seed": seed,
-            "max_examples": max_examples if max_examples is not None else profile.max_examples,
-            "target_ulps": profile.target_ulps, "hypothesis": hypothesis_version}
+    return Generation(profile=profile.name, seed=seed,
+                      max_examples=max_examples if max_examples is not None else profile.max_examples,
+                      target_ulps=profile.target_ulps, hypothesis=hypothesis_version)
 
 
 def new_seed() -> int:
@@ -90,7 +92,7 @@ SEVERITY = [MismatchClass(c) for c in (
 assert set(SEVERITY) == set(MismatchClass), "every mismatch class needs a severity"
 
 
-def kind_of(record: CaseRecord) -> tuple[str, ...]:
+def kind_of(record: CaseLine) -> tuple[str, ...]:
     """The outcome, and for a ``fail`` its most severe mismatch class."""
     if not record.mismatches:
         return (record.outcome,)
@@ -144,20 +146,18 @@ class GenerationResult:
     seed: int
     max_examples: int
     inputs_run: int = 0  # every call, shrinking included
-    findings: list[CaseRecord] = field(default_factory=list)
+    findings: list[CaseLine] = field(default_factory=list)
     error: str | None = None  # the generator itself failed (a flaky candidate, a harness bug)
 
     @property
     def conforms(self) -> bool:
         return not self.findings and self.error is None
 
-    def to_json(self) -> dict[str, Any]:
-        data = {"type": "generated", "surface": self.surface, "profile": self.profile, "seed": self.seed,
-                "max_examples": self.max_examples, "inputs_run": self.inputs_run,
-                "divergences": [r.id for r in self.findings]}
-        if self.error:
-            data["error"] = self.error
-        return data
+    def line(self) -> GeneratedLine:
+        """The report's account of this generator."""
+        return GeneratedLine(surface=self.surface, profile=self.profile, seed=self.seed,
+                             max_examples=self.max_examples, inputs_run=self.inputs_run,
+                             divergences=[r.id for r in self.findings], error=self.error)
 
 
 def generate(
@@ -182,7 +182,7 @@ def generate(
         raise ValueError("generated inputs need a live oracle")
     budget = max_examples if max_examples is not None else profile.max_examples
     result = GenerationResult(surface_name, profile.name, seed, budget)
-    found: dict[tuple[str, ...], CaseRecord] = {}
+    found: dict[tuple[str, ...], CaseLine] = {}
     used, round_number = 0, 0
     while used < budget and result.error is None:
         new, drawn = _round(surface_name, candidate, oracle, profile, _round_seed(seed, round_number),
@@ -205,13 +205,13 @@ def _round_seed(seed: int, round_number: int) -> int:
 def _round(
     surface_name: str, candidate: Connection, oracle: Oracle, profile: Profile, seed: int, budget: int,
     policy: NanPolicy | None, known: set[tuple[str, ...]], result: GenerationResult,
-) -> tuple[dict[tuple[str, ...], CaseRecord], int]:
+) -> tuple[dict[tuple[str, ...], CaseLine], int]:
     """One Hypothesis run: the new kinds found (shrunk), and how many examples it drew before the first."""
     import hypothesis
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis.reporting import with_reporter
 
-    latest: dict[tuple[str, ...], CaseRecord] = {}
+    latest: dict[tuple[str, ...], CaseLine] = {}
     calls = 0
     drawn_before_first: int | None = None  # calls when the first new kind appeared
 
@@ -220,17 +220,17 @@ def _round(
         result.inputs_run += 1
         calls += 1
         record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
-        if record.outcome == "broken":
+        if record.outcome is Outcome.BROKEN:
             raise CandidateBroken(record.detail)  # nothing more can be learnt from this candidate
         if profile.target_ulps:
             hypothesis.target(float(max((m.ulps or 0 for m in record.mismatches), default=0)), label="ulps")
-        if record.outcome == "pass":
+        if record.outcome is Outcome.PASS:
             return
         kind = kind_of(record)
         if kind in known:
             return  # found and shrunk in an earlier round
         # Only divergences get an id and keep their input (the id hashes the input).
-        record.id, record.origin, record.input = finding_id(surface_name, value), "generated", value
+        record.id, record.origin, record.input = finding_id(surface_name, value), "generated", wire.encode(value)
         # Hypothesis replays each minimal failing input last, so the last record of a kind is the minimal one.
         latest[kind] = record
         if drawn_before_first is None:

@@ -22,16 +22,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.report import model as report_file
+from conformance.core.outcomes import Outcome
+from conformance.report.model import CaseLine, GeneratedLine, Header, ResumedRun
+from conformance.report.reader import Report, read
 
 
 @dataclass
 class Resumed:
-    kept: list[dict[str, Any]] = field(default_factory=list)  # the lines to keep, in their order
+    kept: list[CaseLine | GeneratedLine] = field(default_factory=list)  # the lines to keep, in their order
     cases: set[str] = field(default_factory=set)  # ids of finished cases
     generated: set[str] = field(default_factory=set)  # surfaces whose generated inputs are finished
     seed: int | None = None  # the generators' seed of the interrupted run
-    history: list[dict[str, Any]] = field(default_factory=list)  # the runs this one goes on from
+    history: list[ResumedRun] = field(default_factory=list)  # the runs this one goes on from
 
 
 def resumable(path: Path, options: Any, profile: Any, policy_name: str, log: Callable[[str], None]) -> Resumed:
@@ -39,67 +41,65 @@ def resumable(path: Path, options: Any, profile: Any, policy_name: str, log: Cal
     if not path.exists():
         log(f"no report at {path} to resume from: starting afresh")
         return Resumed()
-    try:
-        old = report_file.read(path)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ValueError(f"cannot resume from {path}: {e}") from None
+    old = read(path)
     head = old.header
     if head is None:
         log(f"{path} has no header (the run was killed before its first line): starting afresh")
         return Resumed()
     _check_same_run(path, head, options, profile, policy_name)
-    done_surfaces = {g["surface"] for g in old.generated if not str(g.get("error", "")).startswith("not run")}
+    done_surfaces = {g.surface for g in old.generated if not (g.error or "").startswith("not run")}
     kept = [line for line in _lines_in_order(old)
-            if (line["type"] == "case" and line.get("origin") != "generated" and line["outcome"] != "broken")
-            or (line["type"] == "generated" and line["surface"] in done_surfaces)
-            or (line["type"] == "case" and line.get("origin") == "generated" and line["surface"] in done_surfaces)]
-    cases = {line["id"] for line in kept if line["type"] == "case" and line.get("origin") != "generated"}
+            if (isinstance(line, GeneratedLine) and line.surface in done_surfaces)
+            or (isinstance(line, CaseLine) and not line.generated and line.outcome is not Outcome.BROKEN)
+            or (isinstance(line, CaseLine) and line.generated and line.surface in done_surfaces)]
+    cases = {line.id for line in kept if isinstance(line, CaseLine) and not line.generated}
     log(f"resuming {path}: {len(cases)} finished case(s) and {len(done_surfaces)} finished generator(s) kept"
         + (" (its last line was cut short and is dropped)" if old.truncated else ""))
-    history = list(head.get("resumed") or []) + [{"started_at": head.get("started_at"), "kept": len(kept)}]
-    generation = head.get("generation") or {}
-    seed = generation.get("base_seed", generation.get("seed"))
+    history = [*(head.resumed or []), ResumedRun(started_at=head.started_at, kept=len(kept))]
+    generation = head.generation
+    seed = None if generation is None else (generation.base_seed if generation.base_seed is not None
+                                            else generation.seed)
     return Resumed(kept, cases, done_surfaces, seed, history)
 
 
-def _lines_in_order(old: report_file.Report) -> list[dict[str, Any]]:
+def _lines_in_order(old: Report) -> list[CaseLine | GeneratedLine]:
     """Case and generated lines as the report had them: each generator's findings come before its line."""
-    findings: dict[str, list[dict[str, Any]]] = {}
-    lines: list[dict[str, Any]] = []
+    findings: dict[str, list[CaseLine]] = {}
+    lines: list[CaseLine | GeneratedLine] = []
     for record in old.records:
-        if record.get("origin") == "generated":
-            findings.setdefault(record["surface"], []).append(record)
+        if record.generated:
+            findings.setdefault(record.surface, []).append(record)
         else:
             lines.append(record)
     for line in old.generated:
-        lines += findings.pop(line["surface"], []) + [line]
+        lines += [*findings.pop(line.surface, []), line]
     return lines
 
 
-def _shard_of(head: dict[str, Any]) -> str | None:
-    shard = head.get("shard")
-    return f"{shard['index']}/{shard['count']}" if shard else None
+def _shard_of(head: Header) -> str | None:
+    return f"{head.shard.index}/{head.shard.count}" if head.shard else None
 
 
-def _check_same_run(path: Path, head: dict[str, Any], options: Any, profile: Any, policy_name: str) -> None:
+def _check_same_run(path: Path, head: Header, options: Any, profile: Any, policy_name: str) -> None:
     expectations = str(options.expectations) if options.expectations else None
     differences = [
         f"{name}: {theirs!r} in the report, {ours!r} now"
         for name, theirs, ours in (
-            ("candidate", (head.get("candidate") or {}).get("spec"), options.candidate),
-            ("oracle", (head.get("oracle") or {}).get("spec"), options.oracle),
-            ("NaN policy", head.get("nan_policy"), policy_name),
-            ("expectation file", head.get("expectations"), expectations),
+            ("candidate", head.candidate.spec, str(options.candidate)),
+            ("oracle", head.oracle.spec, str(options.oracle) if options.oracle is not None else "recorded"),
+            ("NaN policy", head.nan_policy, policy_name),
+            ("expectation file", head.expectations, expectations),
             ("shard", _shard_of(head), str(options.shard) if options.shard else None),
         )
         if theirs != ours
     ]
-    generation = head.get("generation")
+    generation = head.generation
     if generation is not None and not options.no_generate:
         budget = options.max_examples if options.max_examples is not None else profile.max_examples
-        for name, theirs, ours in (("profile", generation.get("profile"), profile.name),
-                                   ("seed", generation.get("base_seed", generation.get("seed")), options.seed),
-                                   ("max examples", generation.get("max_examples"),
+        base_seed = generation.base_seed if generation.base_seed is not None else generation.seed
+        for name, theirs, ours in (("profile", generation.profile, profile.name),
+                                   ("seed", base_seed, options.seed),
+                                   ("max examples", generation.max_examples,
                                     options.shard.budget(budget) if options.shard else budget)):
             if ours is not None and theirs != ours:
                 differences.append(f"generation {name}: {theirs!r} in the report, {ours!r} now")

@@ -14,9 +14,19 @@ import hashlib
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
 
-from conformance.report.model import Report, Tally, _now
+from conformance.errors import UsageError
+from conformance.report.model import (
+    CandidateLine,
+    CaseLine,
+    CombinedPart,
+    Footer,
+    GeneratedLine,
+    Header,
+    ShardInfo,
+)
+from conformance.report.reader import Report
+from conformance.report.writer import Tally
 
 _SPEC = re.compile(r"([0-9]+)/([0-9]+)")
 
@@ -48,122 +58,133 @@ class Shard:
         return math.ceil(max_examples / self.count)
 
 
-class CombineError(ValueError):
+class CombineError(UsageError):
     """The shard reports do not make one run; the message names what is wrong."""
 
 
-# Header fields every shard of one run shares.
-_SAME = (("candidate", "spec"), ("oracle", "spec"), ("nan_policy",), ("expectations",), ("cases_root",))
+Merged = tuple[Header, list[CaseLine | GeneratedLine | CandidateLine], Footer]
 
 
-def combine(parts: list[tuple[str, Report]]) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+def _same(first: Header, other: Header) -> list[tuple[str, object, object]]:
+    """The header fields every shard of one run shares: (name, first's, other's) where they differ."""
+    pairs = (("candidate.spec", first.candidate.spec, other.candidate.spec),
+             ("oracle.spec", first.oracle.spec, other.oracle.spec),
+             ("nan_policy", first.nan_policy, other.nan_policy),
+             ("expectations", first.expectations, other.expectations),
+             ("cases_root", first.cases_root, other.cases_root))
+    return [(name, a, b) for name, a, b in pairs if a != b]
+
+
+def _base(head: Header) -> tuple[str | None, int | None]:
+    g = head.generation
+    return (g.profile, g.base_seed) if g is not None else (None, None)
+
+
+def combine(parts: list[tuple[str, Report]]) -> Merged:
     """One run's header, lines and footer from its shards' reports (name, report); CombineError if they are not."""
     if not parts:
         raise CombineError("no report to combine")
     problems: list[str] = []
     shards: dict[int, str] = {}
-    count = None
+    heads: dict[str, tuple[Header, ShardInfo]] = {}
+    count = 0
     for name, report in parts:
         if report.header is None or report.footer is None:
             problems.append(f"{name}: the run did not finish (resume it with certify --resume)")
             continue
-        shard = report.header.get("shard")
-        if not shard:
+        shard = report.header.shard
+        if shard is None:
             problems.append(f"{name}: not a shard's report (no `shard` in its header)")
             continue
-        count = count or shard["count"]
-        if shard["count"] != count:
-            problems.append(f"{name}: shard {shard['index']}/{shard['count']}, the others are of {count}")
-        if shard["index"] in shards:
-            problems.append(f"shard {shard['index']}/{count} given twice: {shards[shard['index']]} and {name}")
-        shards[shard["index"]] = name
+        heads[name] = (report.header, shard)
+        count = count or shard.count
+        if shard.count != count:
+            problems.append(f"{name}: shard {shard.index}/{shard.count}, the others are of {count}")
+        if shard.index in shards:
+            problems.append(f"shard {shard.index}/{count} given twice: {shards[shard.index]} and {name}")
+        shards[shard.index] = name
     if problems:
         raise CombineError("; ".join(problems))
-    first_name, first = parts[0]
-    for name, report in parts[1:]:
-        for path in _SAME:
-            a, b = _get(first.header, path), _get(report.header, path)
-            if a != b:
-                problems.append(f"{name}: {'.'.join(path)} is {b!r}, in {first_name} {a!r}")
-        a, b = (first.header.get("generation") or {}), (report.header.get("generation") or {})
-        if (a.get("profile"), a.get("base_seed")) != (b.get("profile"), b.get("base_seed")):
-            problems.append(f"{name}: generated with profile {b.get('profile')} seed {b.get('base_seed')}, "
-                            f"{first_name} with {a.get('profile')} seed {a.get('base_seed')}")
+    first_name = parts[0][0]
+    first = heads[first_name][0]
+    for name, _ in parts[1:]:
+        other = heads[name][0]
+        problems += [f"{name}: {field} is {b!r}, in {first_name} {a!r}" for field, a, b in _same(first, other)]
+        if _base(first) != _base(other):
+            problems.append(f"{name}: generated with profile {_base(other)[0]} seed {_base(other)[1]}, "
+                            f"{first_name} with {_base(first)[0]} seed {_base(first)[1]}")
     missing_shards = sorted(set(range(1, count + 1)) - set(shards))
     if missing_shards:
         problems.append("missing shard(s): " + ", ".join(f"{i}/{count}" for i in missing_shards))
     seen: dict[str, str] = {}
     for name, report in parts:
         for record in report.records:
-            if record.get("origin") == "generated":
+            if record.generated:
                 continue
-            if record["id"] in seen:
-                problems.append(f"case {record['id']} is in {seen[record['id']]} and in {name}")
-            seen[record["id"]] = name
-        missing = [i for i in report.header["shard"]["cases"] if i not in seen or seen[i] != name]
+            if record.id in seen:
+                problems.append(f"case {record.id} is in {seen[record.id]} and in {name}")
+            seen[record.id] = name
+        missing = [i for i in heads[name][1].cases if i not in seen or seen[i] != name]
         if missing:
             problems.append(f"{name}: no record of {len(missing)} case(s) it was given: " + ", ".join(missing[:20])
                             + (" ..." if len(missing) > 20 else ""))
     if problems:
         raise CombineError("; ".join(problems))
-    return _merged(parts, count)
+    return _merged([(name, report, heads[name]) for name, report in parts], count)
 
 
-def _get(data: dict[str, Any], path: tuple[str, ...]) -> Any:
-    for key in path:
-        data = (data or {}).get(key)
-    return data
-
-
-def _merged(parts: list[tuple[str, Report]], count: int) -> tuple[dict[str, Any], list[dict[str, Any]], dict]:
+def _merged(parts: list[tuple[str, Report, tuple[Header, ShardInfo]]], count: int) -> Merged:
     tally = Tally()
-    lines: list[dict[str, Any]] = []
-    generated: dict[str, dict[str, Any]] = {}
-    findings: dict[str, dict[str, Any]] = {}
-    for _, report in sorted(parts, key=lambda part: part[1].header["shard"]["index"]):
+    lines: list[CaseLine | GeneratedLine | CandidateLine] = []
+    generated: dict[str, GeneratedLine] = {}
+    seeds: dict[str, list[int]] = {}
+    findings: dict[str, CaseLine] = {}
+    for _, report, _head in sorted(parts, key=lambda part: part[2][1].index):
         for record in report.records:
-            if record.get("origin") == "generated":
-                findings.setdefault(record["id"], record)  # one input found by two shards is one finding
+            if record.generated:
+                findings.setdefault(record.id, record)  # one input found by two shards is one finding
             else:
                 lines.append(record)
         for line in report.generated:
-            merged = generated.setdefault(line["surface"], {**line, "inputs_run": 0, "max_examples": 0,
-                                                            "divergences": [], "seed": []})
-            merged["inputs_run"] += line["inputs_run"]
-            merged["max_examples"] += line["max_examples"]
-            merged["seed"].append(line["seed"])
-            merged["divergences"] += [i for i in line["divergences"] if i not in merged["divergences"]]
-            if line.get("error"):
-                merged["error"] = "; ".join(filter(None, [merged.get("error"), line["error"]]))
+            merged = generated.setdefault(line.surface, line.model_copy(
+                update={"inputs_run": 0, "max_examples": 0, "divergences": [], "error": None}))
+            merged.inputs_run += line.inputs_run
+            merged.max_examples += line.max_examples
+            seeds.setdefault(line.surface, []).extend(line.seed if isinstance(line.seed, list) else [line.seed])
+            merged.divergences += [i for i in line.divergences if i not in merged.divergences]
+            if line.error:
+                merged.error = "; ".join(filter(None, [merged.error, line.error]))
         for problem in report.candidate_problems:
             lines.append(problem)
             tally.candidate_problems.append(problem)
     for record in lines:
-        if record.get("type") == "case":
+        if isinstance(record, CaseLine):
             tally.add(record)
     for surface, line in generated.items():
-        lines += [r for r in findings.values() if r["surface"] == surface] + [line]
-        for record in findings.values():
-            if record["surface"] == surface:
-                tally.add(record)
+        line.seed = seeds[surface]
+        surface_findings = [r for r in findings.values() if r.surface == surface]
+        lines += [*surface_findings, line]
+        for record in surface_findings:
+            tally.add(record)
         tally.add_generated(line)
-    tally.stale_expectations = _stale(parts)
-    first = parts[0][1].header
-    header = {**first, "shard": None, "started_at": min(r.header["started_at"] for _, r in parts),
-              "combined": [{"shard": f"{r.header['shard']['index']}/{count}", "report": name,
-                            "generation": r.header.get("generation")} for name, r in parts]}
-    if first.get("generation"):
-        header["generation"] = {**first["generation"], "seed": first["generation"].get("base_seed"),
-                                "max_examples": sum((r.header.get("generation") or {}).get("max_examples", 0)
-                                                    for _, r in parts)}
-    footer = {"type": "footer", "finished_at": _now(), **tally.to_json()}
-    return header, lines, footer
+    tally.stale_expectations = _stale([report for _, report, _ in parts])
+    first = parts[0][2][0]
+    generation = first.generation
+    if generation is not None:
+        budget = sum(head.generation.max_examples for _, _, (head, _) in parts if head.generation is not None)
+        generation = generation.model_copy(update={"seed": generation.base_seed if generation.base_seed is not None
+                                                   else generation.seed, "max_examples": budget})
+    header = first.model_copy(update={
+        "shard": None, "started_at": min(head.started_at for _, _, (head, _) in parts), "generation": generation,
+        "combined": [CombinedPart(shard=f"{shard.index}/{count}", report=name, generation=head.generation)
+                     for name, _, (head, shard) in parts]})
+    return header, lines, tally.footer()
 
 
-def _stale(parts: list[tuple[str, Report]]) -> list[str]:
+def _stale(reports: list[Report]) -> list[str]:
     """An expectation entry for a case is stale when the shard that ran the case says so; one for a
     generated input when no shard found it (each shard checks only itself)."""
-    lists = [set((r.footer or {}).get("stale_expectations", [])) for _, r in parts]
+    lists = [set(r.footer.stale_expectations if r.footer else []) for r in reports]
     cases = {e for stale in lists for e in stale if not e.partition("::")[2].startswith("gen-")}
     generated = set.intersection(*[{e for e in stale if e.partition("::")[2].startswith("gen-")} for stale in lists])
     return sorted(cases | generated)

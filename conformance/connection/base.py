@@ -1,0 +1,154 @@
+"""What every connection is: the protocol the runner drives, the settings it is made with, its errors.
+
+Two transports implement :class:`Connection`: in process (a Python object
+answering protocol dicts, :mod:`.in_process`) and a subprocess speaking JSON
+Lines (:mod:`.process`). Both check the handshake the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol, Self
+
+from pydantic import ValidationError
+
+from conformance.connection import replies
+from conformance.connection.protocol import PROTOCOL_VERSION, STARTED_ADAPTER, Implementation, Started
+from conformance.connection.replies import Reply
+from conformance.connection.spec import Spec
+from conformance.errors import UsageError
+
+DEFAULT_TIMEOUT = 30.0  # per request
+START_TIMEOUT = 120.0  # for the handshake: a first start may compile or load a lot
+STOP_TIMEOUT = 10.0  # from `stop` to the process's exit
+HARBOR_MIN_TIMEOUT = 120.0  # a harbor job runs real trials: never less a request
+MAX_LINE_BYTES = 64 * 1024 * 1024  # one reply line; a job.result output is kilobytes
+
+
+def _silent(message: str) -> None:
+    """The default log: say nothing."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How to connect: timeouts, protocol validation, and (harbor only) coverage measurement.
+
+    ``timeout`` is per request; ``timeout_multiplier`` scales it and the start
+    and stop timeouts (a slow runtime, a loaded machine). ``validate`` checks
+    every message against the published JSON Schemas (--validate-protocol).
+    ``coverage_data``: for ``harbor==X`` only, run harbor under coverage.py into that file.
+    """
+
+    timeout: float = DEFAULT_TIMEOUT
+    timeout_multiplier: float = 1.0
+    validate: bool = False
+    coverage_data: Path | None = None
+    log: Callable[[str], None] = _silent
+
+    @property
+    def start_timeout(self) -> float:
+        return START_TIMEOUT * self.timeout_multiplier
+
+    @property
+    def stop_timeout(self) -> float:
+        return STOP_TIMEOUT * self.timeout_multiplier
+
+    @property
+    def request_timeout(self) -> float:
+        return self.timeout * self.timeout_multiplier
+
+
+class ConnectError(UsageError):
+    """The spec names nothing that can be connected to."""
+
+
+class StartFailure(ConnectError):
+    """The program ran but gave no valid handshake; ``reply`` says how (timeout, crash, protocol-error)."""
+
+    def __init__(self, message: str, reply: Reply) -> None:
+        super().__init__(message)
+        self.reply = reply
+
+
+class Connection(Protocol):
+    """An implementation the runner asks: the oracle, a candidate, or a candidate given up on."""
+
+    @property
+    def spec(self) -> Spec: ...
+
+    @property
+    def implementation(self) -> Implementation | None:
+        """What its handshake said; None only for a candidate that never started."""
+
+    @property
+    def broken(self) -> str:
+        """Why it was given up on ("" while it serves): every request is then answered ``broken``."""
+
+    @property
+    def batch_fallbacks(self) -> list[str]:
+        """Why each batch that failed as a whole was asked again one request at a time."""
+
+    def run(self, seq: int, surface: str, input_wire: Any) -> Reply: ...
+
+    def run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
+        """Replies to several (seq, surface, input) requests at once; None where the caller must ask singly."""
+
+    def close(self) -> Reply | None:
+        """Stop the implementation; what went wrong doing so (a hang is a ``timeout``), or None."""
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None: ...
+
+
+class Closing:
+    """``with connection:`` closes it; what went wrong on closing stays in ``stop_problem``."""
+
+    stop_problem: Reply | None = None
+
+    def close(self) -> Reply | None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.stop_problem = self.close()
+
+
+def check_started(started: Any, spec: Spec, validate: bool = False) -> Implementation:
+    """The implementation a handshake declares; ConnectError saying what is wrong with it."""
+    try:
+        handshake: Started = STARTED_ADAPTER.validate_python(started)
+    except ValidationError as e:
+        problems = "; ".join(f"{'.'.join(map(str, err['loc'])) or 'reply'}: {err['msg']}" for err in e.errors())
+        raise ConnectError(f"{spec}: the start reply is not a valid handshake ({problems}): "
+                           f"{started!r:.300}") from None
+    if validate and (problems_found := replies.schema_problems(started, "protocol-started.json")):
+        raise ConnectError(f"{spec}: the start reply breaks protocol-started.json: {'; '.join(problems_found)}")
+    if handshake.protocol != PROTOCOL_VERSION:
+        raise ConnectError(f"{spec}: speaks protocol {handshake.protocol!r}, this harness {PROTOCOL_VERSION}")
+    return handshake.implementation
+
+
+def import_target(spec: Spec | str, target: str) -> Any:
+    """The object ``module:attr`` names, found as ``python -m`` would find it (modules beside the working
+    directory too); ConnectError saying what is missing."""
+    import os
+    import sys
+
+    from conformance.core.loading import import_object
+
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return import_object(target)
+    except ImportError as e:
+        raise ConnectError(f"{spec}: cannot import {target.partition(':')[0]!r}: {e}") from None
+    except AttributeError as e:
+        raise ConnectError(f"{spec}: {e}") from None

@@ -1,0 +1,72 @@
+"""``harbor==VERSION``: a harbor release's own code behind the protocol, in its cached virtualenv.
+
+The oracle is one such connection (``harbor==0.13.1``); the upgrade gate
+connects to other releases the same way.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from conformance.connection.base import HARBOR_MIN_TIMEOUT, ConnectError, Connection, Settings
+from conformance.connection.process import Subprocess
+from conformance.connection.spec import HARBOR_KIND, Spec
+from conformance.kit import wire
+from conformance.oracle import environments
+
+PREFIX = "harbor=="
+
+
+def kit_dir() -> Path:
+    """The candidate kit's folder: the adapter loads it by path inside harbor's environment."""
+    return Path(wire.__file__).resolve().parent
+
+
+def adapter_path() -> Path:
+    return Path(str(resources.files("oracles") / "harbor_adapter.py"))
+
+
+def harbor_argv(harbor_version: str, *, coverage_data: Path | None = None, settings: Settings | None = None) -> list[str]:
+    """The command that runs harbor's own code for one release behind the protocol.
+
+    With ``coverage_data``, the adapter runs under coverage.py (line and branch)
+    in the instrumented environment, measuring harbor's package only; the data
+    is written to that file when the adapter exits normally (after ``stop``).
+    """
+    log = settings.log if settings is not None else None
+    env = environments.ensure(harbor_version, coverage=coverage_data is not None,
+                              **({"log": log} if log is not None else {}))
+    # -I: nothing from the harness's environment leaks into harbor's (it drops
+    # PYTHON* variables, user site and the script's directory, not the venv's
+    # site-packages, so `-m coverage` still imports; coverage's runner leaves
+    # sys.path[0] alone under -I as well);
+    # -X utf8: reward files decode as UTF-8 whatever the machine's locale.
+    python = [str(env.python), "-I", "-X", "utf8"]
+    if coverage_data is None:
+        return [*python, str(adapter_path()), str(kit_dir())]
+    harbor_dir = env.package_dir("harbor").resolve()
+    # --append: if the adapter is restarted after a crash, the new process adds
+    # to what the old one saved instead of erasing it. Only one process runs at
+    # a time, so coverage's `parallel` mode (one file per process) is not needed.
+    # A process killed after a timeout saves nothing (SIGKILL skips atexit).
+    return [*python, "-m", "coverage", "run", "--branch", "--append",
+            f"--data-file={Path(coverage_data).resolve()}", f"--include={harbor_dir}/*",
+            str(adapter_path()), str(kit_dir())]
+
+
+class HarborConnector:
+    kind = HARBOR_KIND
+    usage = "harbor==VERSION"
+    description = "a harbor release in its cached virtualenv (the oracle is one)"
+
+    def target(self, text: str) -> str | None:
+        return text[len(PREFIX):] if text.startswith(PREFIX) else None
+
+    def connect(self, spec: Spec, settings: Settings) -> Connection:
+        try:
+            argv = harbor_argv(spec.target, coverage_data=settings.coverage_data, settings=settings)
+        except environments.OracleSetupError as e:
+            raise ConnectError(str(e)) from None
+        return Subprocess(spec, argv, settings, env=environments.script_environment(),
+                          timeout=max(settings.timeout, HARBOR_MIN_TIMEOUT) * settings.timeout_multiplier)

@@ -1,0 +1,214 @@
+"""Writing a report line by line, each flushed as it is written, and the counts every summary derives.
+
+A run killed midway leaves a readable report: every line written is
+complete (but perhaps the last), and ``certify --resume`` goes on from it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Self
+
+from conformance import SUITE, __version__
+from conformance.connection.protocol import PROTOCOL_VERSION
+from conformance.core.compare import COMPARATOR_VERSION
+from conformance.core.outcomes import Outcome, ProtocolError
+from conformance.report.model import (
+    CandidateLine,
+    CaseLine,
+    Footer,
+    GeneratedLine,
+    GeneratedSummary,
+    Generation,
+    Header,
+    Party,
+    ResumedRun,
+    ShardInfo,
+)
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def new_header(
+    *, oracle: Party, candidate: Party, nan_policy: str, surfaces: list[str], cases_root: str,
+    argv: list[str] | None = None, generation: Generation | None = None, expectations: str | None = None,
+    resumed: list[ResumedRun] | None = None, shard: ShardInfo | None = None,
+) -> Header:
+    return Header(
+        suite=SUITE, suite_version=__version__, protocol=PROTOCOL_VERSION, comparator=COMPARATOR_VERSION,
+        nan_policy=nan_policy, oracle=oracle, candidate=candidate, surfaces=surfaces, cases_root=cases_root,
+        generation=generation, expectations=expectations, resumed=resumed, shard=shard,
+        python=platform.python_version(), argv=argv if argv is not None else sys.argv, started_at=now(),
+    )
+
+
+@dataclass
+class Tally:
+    """Counts per outcome, overall and per surface, and everything else a verdict depends on."""
+
+    outcomes: Counter[Outcome] = field(default_factory=Counter)
+    by_surface: dict[str, Counter[Outcome]] = field(default_factory=dict)
+    stale_recordings: list[str] = field(default_factory=list)
+    generated: dict[str, GeneratedLine] = field(default_factory=dict)  # surface -> its "generated" line
+    findings: list[str] = field(default_factory=list)  # ids of generated inputs that diverged
+    expected_findings: list[str] = field(default_factory=list)  # ... as the expectation file lists them
+    stale_expectations: list[str] = field(default_factory=list)  # entries naming no case of the run
+    protocol_errors: Counter[ProtocolError] = field(default_factory=Counter)  # by name, over cases and findings
+    candidate_problems: list[CandidateLine] = field(default_factory=list)  # a failed start or stop
+    batch_fallbacks: int = 0  # batches that failed as a whole and were asked again one request at a time
+
+    @classmethod
+    def of(cls, cases: Iterable[CaseLine], generated: Iterable[GeneratedLine] = (),
+           candidate_problems: Iterable[CandidateLine] = ()) -> Tally:
+        tally = cls()
+        for line in cases:
+            tally.add(line)
+        for done in generated:
+            tally.add_generated(done)
+        tally.candidate_problems.extend(candidate_problems)
+        return tally
+
+    def add_generated(self, line: GeneratedLine) -> None:
+        self.generated[line.surface] = line
+
+    @property
+    def generator_errors(self) -> list[str]:
+        return [f"{s}: {g.error}" for s, g in sorted(self.generated.items()) if g.error]
+
+    def add(self, record: CaseLine) -> None:
+        if record.protocol_error:
+            self.protocol_errors[record.protocol_error] += 1
+        if record.generated:
+            # A shrunk generator finding: counted with its generator's line, not as a case.
+            (self.expected_findings if record.outcome is Outcome.XFAIL else self.findings).append(record.id)
+            return
+        self.outcomes[record.outcome] += 1
+        self.by_surface.setdefault(record.surface, Counter())[record.outcome] += 1
+        if record.stale:
+            self.stale_recordings.append(record.id)
+
+    @property
+    def total(self) -> int:
+        return sum(self.outcomes.values())
+
+    @property
+    def conforming(self) -> int:
+        return self.outcomes[Outcome.PASS] + self.outcomes[Outcome.XFAIL]
+
+    @property
+    def conforms(self) -> bool:
+        checked = self.total > 0 or bool(self.generated)
+        return (checked and self.conforming == self.total and not self.stale_recordings
+                and not self.findings and not self.generator_errors and not self.stale_expectations
+                and not self.candidate_problems)
+
+    def footer(self) -> Footer:
+        return Footer(
+            finished_at=now(),
+            total=self.total,
+            outcomes={name: self.outcomes.get(name, 0) for name in Outcome},
+            by_surface={s: {n: c.get(n, 0) for n in Outcome} for s, c in sorted(self.by_surface.items())},
+            stale_recordings=self.stale_recordings,
+            generated={s: GeneratedSummary(inputs_run=g.inputs_run, divergences=g.divergences, error=g.error)
+                       for s, g in sorted(self.generated.items())},
+            findings=len(self.findings),
+            expected_findings=len(self.expected_findings),
+            stale_expectations=self.stale_expectations,
+            protocol_errors=dict(sorted(self.protocol_errors.items())),
+            candidate_problems=[f"{p.stage}: {p.outcome}" for p in self.candidate_problems],
+            batch_fallbacks=self.batch_fallbacks,
+            conforms=self.conforms,
+        )
+
+
+def dumps(line: Header | CaseLine | GeneratedLine | CandidateLine | Footer) -> str:
+    """One report line, as written."""
+    return json.dumps(line.to_json(), ensure_ascii=False, allow_nan=False)
+
+
+class ReportWriter:
+    """Writes a report line by line, each flushed as it is written; ``with`` closes it (without a footer
+    unless :meth:`finish` was called).
+
+    ``kept``: the lines of an interrupted run that a resumed run keeps. They
+    are written, after the header, to a new file that then replaces the old
+    one in a single rename, so a run killed while resuming still leaves one
+    whole report.
+    """
+
+    def __init__(self, path: Path | None, head: Header,
+                 kept: Iterable[CaseLine | GeneratedLine | CandidateLine] = ()) -> None:
+        self.path = path
+        self.tally = Tally()
+        self._handle: IO[str] | None = None
+        self._footer: Footer | None = None
+        kept = list(kept)
+        writing = path
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            writing = path.with_name(path.name + ".resuming") if kept else path
+            self._handle = open(writing, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        self._write(head)
+        for line in kept:
+            if isinstance(line, CaseLine):
+                self.tally.add(line)
+            elif isinstance(line, GeneratedLine):
+                self.tally.add_generated(line)
+            else:
+                self.tally.candidate_problems.append(line)
+            self._write(line)
+        if kept and path is not None and writing is not None:
+            os.replace(writing, path)
+
+    def _write(self, line: Header | CaseLine | GeneratedLine | CandidateLine | Footer) -> None:
+        if self._handle is not None:
+            self._handle.write(dumps(line) + "\n")
+            self._handle.flush()
+
+    def record(self, record: CaseLine) -> None:
+        self.tally.add(record)
+        self._write(record)
+
+    def candidate_problem(self, line: CandidateLine) -> None:
+        """The candidate failed to ``start`` or to ``stop``."""
+        self.tally.candidate_problems.append(line)
+        self._write(line)
+
+    def generated(self, line: GeneratedLine) -> None:
+        """A surface's generator finished: its findings are already recorded; this is its summary."""
+        self.tally.add_generated(line)
+        self._write(line)
+
+    def finish(self) -> Footer:
+        """The run finished: write its footer."""
+        self._footer = self.tally.footer()
+        self._write(self._footer)
+        return self._footer
+
+    @property
+    def footer(self) -> Footer:
+        """The footer written, or (for a run that did not finish) the one it would have had."""
+        return self._footer if self._footer is not None else self.tally.footer()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()

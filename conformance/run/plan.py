@@ -1,0 +1,221 @@
+"""What a certification run will do, decided before anything starts: a pure plan.
+
+:func:`make_plan` checks the options, reads the corpus, the expectation file
+and (with ``--resume``) the interrupted report, selects the cases, and fixes
+the generators' seeds and budget, the shard's part included; nothing is
+started, so every decision here is testable without a process. Once the
+candidate has said what it claims, :meth:`Plan.within` narrows the plan to
+that scope. :mod:`conformance.run.certification` carries the plan out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance import ORACLE_RELEASE
+from conformance.connection.base import DEFAULT_TIMEOUT
+from conformance.connection.breaker import DEFAULT_LIMIT
+from conformance.connection.connectors import parse
+from conformance.connection.spec import Spec
+from conformance.core import scope, surfaces
+from conformance.core.compare import POLICIES, NanPolicy
+from conformance.core.registry import RegistryError
+from conformance.corpus import cases as case_corpus
+from conformance.errors import UsageError
+from conformance.report.model import CaseLine, Generation, Header, Party, ShardInfo
+from conformance.report.writer import new_header
+from conformance.run import generate as generation
+from conformance.run.expectations import ExpectationError, Expectations
+from conformance.run.resume import Resumed, resumable
+from conformance.run.runner import RECORDED
+from conformance.run.shards import Shard
+
+DEFAULT_ORACLE = f"harbor=={ORACLE_RELEASE}"
+
+
+def oracle_spec(text: str | Spec | None) -> Spec | None:
+    """The ``--oracle`` value: a spec, or None for the corpus's recordings (``recorded``)."""
+    if text is None or isinstance(text, Spec):
+        return text
+    return None if text == RECORDED else parse(text)
+
+
+@dataclass(frozen=True)
+class Options:
+    """What was asked for. Specs given as strings are parsed here, at the edge."""
+
+    candidate: Spec | str = "reference"
+    oracle: Spec | str | None = DEFAULT_ORACLE  # None (or "recorded"): the corpus's recorded results
+    surfaces: list[str] | None = None
+    case_globs: list[str] | None = None
+    cases_root: Path | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    nan_policy: str | None = None
+    profile: str = generation.DEFAULT_PROFILE
+    seed: int | None = None
+    max_examples: int | None = None
+    no_cases: bool = False
+    no_generate: bool = False
+    expectations: Path | None = None
+    timeout_multiplier: float = 1.0  # scales the candidate's request, start and stop timeouts
+    validate_protocol: bool = False  # check every candidate message against the published schemas
+    broken_after: int = DEFAULT_LIMIT  # consecutive crashes, timeouts or protocol errors that end the candidate
+    resume: bool = False  # go on from the report at the report path, keeping what it finished
+    shard: Shard | None = None  # run only this part: its cases, its seed, its share of the budget
+
+    def __post_init__(self) -> None:
+        if isinstance(self.candidate, str):
+            object.__setattr__(self, "candidate", parse(self.candidate))
+        object.__setattr__(self, "oracle", oracle_spec(self.oracle))
+
+    @property
+    def candidate_spec(self) -> Spec:
+        assert isinstance(self.candidate, Spec)  # parsed in __post_init__
+        return self.candidate
+
+    @property
+    def oracle_spec(self) -> Spec | None:
+        assert not isinstance(self.oracle, str)  # parsed in __post_init__
+        return self.oracle
+
+
+def policy_name(nan_policy: NanPolicy | None) -> str:
+    return nan_policy.name if nan_policy else ", ".join(
+        sorted({f"{s.name}={s.policy.name}" for s in surfaces.SURFACES.values()}))
+
+
+@dataclass(frozen=True)
+class Plan:
+    options: Options
+    report: Path
+    cases_root: Path
+    cases: tuple[case_corpus.LoadedCase, ...]  # to run (those a resumed report finished excluded below)
+    generators: tuple[str, ...]  # surfaces whose generated inputs run
+    nan_policy: NanPolicy | None
+    expectations: Expectations | None
+    profile: generation.Profile
+    seed: int  # the generators' seed (a shard's own)
+    base_seed: int  # the run's seed
+    budget: int  # generated inputs per surface (a shard's share)
+    resumed: Resumed
+
+    @property
+    def policy_name(self) -> str:
+        return policy_name(self.nan_policy)
+
+    @property
+    def to_run(self) -> list[case_corpus.LoadedCase]:
+        return [i for i in self.cases if i.id not in self.resumed.cases]
+
+    def within(self, claimed: scope.Scope | None) -> Plan:
+        """The plan narrowed to what a candidate claims; UsageError when nothing is left."""
+        if claimed is None:
+            return self
+        cases = tuple(i for i in self.cases if scope.claims(claimed, i.case.surface, i.case.input))
+        generators = tuple(scope.surfaces(claimed, list(self.generators)))
+        if not cases and not generators:
+            raise UsageError(f"{self.options.candidate} claims {claimed}: nothing selected falls within it")
+        return dataclasses.replace(self, cases=cases, generators=generators)
+
+    def header(self, oracle: Party, candidate: Party) -> Header:
+        shard = self.options.shard
+        return new_header(
+            oracle=oracle, candidate=candidate, nan_policy=self.policy_name,
+            surfaces=sorted({i.case.surface for i in self.cases} | set(self.generators)),
+            cases_root=str(self.cases_root),
+            generation=(generation.describe(self.profile, self.seed, self.budget).model_copy(
+                update={"base_seed": self.base_seed}) if self.generators else None),
+            shard=(ShardInfo(index=shard.index, count=shard.count, cases=[i.id for i in self.cases])
+                   if shard else None),
+            expectations=str(self.options.expectations) if self.options.expectations else None,
+            resumed=self.resumed.history or None,
+        )
+
+    def generation_line(self) -> Generation:
+        return generation.describe(self.profile, self.seed, self.budget)
+
+    def in_scope(self) -> Callable[[str], bool]:
+        """Whether an expectation entry should have named something this run ran.
+
+        A generated input's id belongs to the run when its surface was generated;
+        a case id when its surface ran, it matches the --case globs, if any, and
+        it falls to this run's shard, if any (an id there that names no case is a
+        typo or a removed case).
+        """
+        case_surfaces = {i.case.surface for i in self.cases}
+        patterns = [re.compile(re.escape(glob).replace(r"\*", ".*")) for glob in self.options.case_globs or []]
+        shard, generators = self.options.shard, set(self.generators)
+
+        def in_scope(entry_id: str) -> bool:
+            surface, _, slug = entry_id.partition("::")
+            if slug.startswith("gen-"):
+                return surface in generators
+            return (surface in case_surfaces and (not patterns or any(p.fullmatch(entry_id) for p in patterns))
+                    and (shard is None or shard.takes(entry_id)))
+
+        return in_scope
+
+
+def load_corpus(root: Path) -> list[case_corpus.LoadedCase]:
+    loaded, errors = case_corpus.check_corpus(root)
+    if errors:
+        raise UsageError(f"{len(errors)} problem(s) in the case corpus at {root}; `conformance cases check` lists them",
+                         [str(e) for e in errors])
+    return loaded
+
+
+def make_plan(options: Options, report: Path, log: Callable[[str], None] = lambda message: None) -> Plan:
+    """Everything a run will do; UsageError (exit 2) for a run that cannot start as asked."""
+    if options.profile not in generation.PROFILES:
+        raise UsageError(f"unknown profile {options.profile!r}; known: {', '.join(generation.PROFILES)}")
+    if options.no_cases and options.no_generate:
+        raise UsageError("--no-cases and --no-generate together leave nothing to run")
+    for name in options.surfaces or []:
+        if name not in surfaces.SURFACES:
+            raise UsageError(f"unknown surface {name!r}; known: {', '.join(sorted(surfaces.SURFACES))}")
+    try:
+        nan_policy = POLICIES.get(options.nan_policy) if options.nan_policy else None
+    except RegistryError as e:
+        raise UsageError(str(e)) from None
+    try:
+        known = Expectations.from_file(options.expectations) if options.expectations else None
+    except ExpectationError as e:
+        raise UsageError(f"expectation file: {e}") from None
+    root = options.cases_root or case_corpus.default_root()
+    loaded = load_corpus(root)
+    oracle = options.oracle_spec
+    # Recordings were made with the default oracle; the oracle's release decides which cases apply.
+    harbor_version = oracle.harbor_version if oracle is not None else ORACLE_RELEASE
+    selected = [] if options.no_cases else case_corpus.select(loaded, options.surfaces, harbor_version,
+                                                              options.case_globs)
+    if not selected and not options.no_cases:
+        raise UsageError("no case selected")
+    if options.shard:
+        selected = [i for i in selected if options.shard.takes(i.id)]
+    # Generated inputs need a live oracle and are not selected by case id.
+    generators = ([] if options.no_generate or oracle is None or options.case_globs
+                  else surfaces.with_generators(options.surfaces))
+    if options.no_cases and not generators:
+        raise UsageError("nothing to run: generated inputs need a live oracle (not --oracle recorded) and no --case")
+    profile = generation.PROFILES[options.profile]
+    if options.shard and generators and options.seed is None and profile.fixed_seed is None and not options.resume:
+        raise UsageError(f"--shard with profile {options.profile} needs --seed: every shard derives its "
+                         "generators' seed from the same one")
+    try:
+        resumed = resumable(report, options, profile, policy_name(nan_policy), log) if options.resume else Resumed()
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    seed = options.seed if options.seed is not None else resumed.seed
+    if seed is None:
+        seed = profile.fixed_seed if profile.fixed_seed is not None else generation.new_seed()
+    base_seed, budget = seed, options.max_examples if options.max_examples is not None else profile.max_examples
+    if options.shard:
+        seed, budget = options.shard.seed(seed), options.shard.budget(budget)
+    if known is not None:
+        known.seen.update(line.id for line in resumed.kept if isinstance(line, CaseLine))
+    return Plan(options, report, root, tuple(selected), tuple(generators), nan_policy, known, profile, seed,
+                base_seed, budget, resumed)

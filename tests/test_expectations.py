@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conformance.run import certification, expectations
+from tests.report_lines import footer_line, header_line
 
 WRONG = "tests.wrong_candidates:pass_at_1"
 DIVERGES = "pass_at_k::all-null-rewards"  # two null trials of one task: pass@1 is extra
@@ -38,7 +39,7 @@ def _file(tmp_path: Path, entries: list[dict]) -> Path:
 def _certify(tmp_path: Path, known: Path | None, cases: list[str], candidate: str = WRONG):
     options = certification.Options(candidate=candidate, oracle="recorded", case_globs=cases, expectations=known)
     run = certification.certify(options, tmp_path / "report.jsonl")
-    return run, {r["id"]: r for r in run.records}
+    return run, {r["id"]: r for r in (line.to_json() for line in run.records)}
 
 
 def test_a_listed_divergence_becomes_xfail_and_the_run_conforms(tmp_path):
@@ -48,7 +49,7 @@ def test_a_listed_divergence_becomes_xfail_and_the_run_conforms(tmp_path):
     assert records[DIVERGES]["expected_divergence"]["reason"] == "k=1 reported"
     assert records[DIVERGES]["mismatches"], "the divergence itself stays in the report"
     assert records[CONFORMS]["outcome"] == "pass"
-    assert run.conforms and run.footer["outcomes"]["xfail"] == 1
+    assert run.conforms and run.footer.outcomes["xfail"] == 1
 
 
 def test_without_the_file_the_same_run_fails(tmp_path):
@@ -81,7 +82,7 @@ def test_an_entry_naming_no_case_is_stale_and_fails_the_run(tmp_path):
     known = _file(tmp_path, [{"id": DIVERGES, "classes": ["extra-key"], "reason": "r"},
                              {"id": "pass_at_k::no-such-case", "classes": ["value"], "reason": "r"}])
     run, _ = _certify(tmp_path, known, ["pass_at_k::*"])
-    assert run.footer["stale_expectations"] == ["pass_at_k::no-such-case"]
+    assert run.footer.stale_expectations == ["pass_at_k::no-such-case"]
     assert not run.conforms
 
 
@@ -90,7 +91,7 @@ def test_entries_outside_the_selection_are_not_stale(tmp_path):
     known = _file(tmp_path, [{"id": DIVERGES, "classes": ["extra-key"], "reason": "r"},
                              {"id": "reward.parse::txt-one", "classes": ["value"], "reason": "r"}])
     run, _ = _certify(tmp_path, known, [DIVERGES])
-    assert run.footer["stale_expectations"] == [] and run.conforms
+    assert run.footer.stale_expectations == [] and run.conforms
 
 
 @pytest.mark.parametrize(("body", "line", "words"), [
@@ -125,9 +126,8 @@ def test_certify_refuses_a_broken_expectation_file_with_exit_2(tmp_path):
 
 
 def _report(path: Path, lines: list[dict], surfaces: list[str], expectations_file: str | None = None) -> Path:
-    head = {"type": "header", "candidate": {"spec": "cand"}, "oracle": {"spec": "harbor==0.13.1"},
-            "surfaces": surfaces, "expectations": expectations_file}
-    body = [head, *({"type": "case", "seconds": 0.0, **line} for line in lines), {"type": "footer"}]
+    head = header_line(surfaces=surfaces, expectations=expectations_file)
+    body = [head, *({"type": "case", "seconds": 0.0, **line} for line in lines), footer_line()]
     path.write_text("".join(json.dumps(item) + "\n" for item in body))
     return path
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from conformance.core import registry as registry_module
 from conformance.core import scope
 from conformance.core.registry import Registry, RegistryError
-from conformance.report.model import read
+from conformance.report.reader import read
 
 EXAMPLE = Path(__file__).parent / "plugin_example"
 

@@ -21,7 +21,7 @@ from conformance.kit import wire
 from conformance.kit.candidate import Candidate
 from conformance.reference import candidate as reference
 from conformance.reference import metrics, reward_files
-from conformance.report.model import read
+from conformance.report.reader import read
 from conformance.run import generate
 from conformance.run.runner import run_cases
 from tests import wrong_candidates
@@ -226,7 +226,7 @@ def test_profile_and_seed_are_checked_and_recorded(tmp_path):
     data = read(report)
     assert data.header["generation"]["profile"] == "dev" and data.header["generation"]["seed"] == 12345
     assert data.generated[0]["seed"] == 12345 and data.generated[0]["inputs_run"] >= 5
-    assert data.footer["conforms"] is True
+    assert data.footer.conforms is True
     summary = _cli("summary", str(report))
     assert summary.returncode == 0 and "generated inputs" in summary.stdout
 

@@ -48,7 +48,7 @@ def assert_whole_report(path: Path, ids: list[str]) -> report.Report:
     data = report.read(path)
     assert data.header is not None and data.footer is not None and not data.truncated
     assert [r["id"] for r in data.records] == ids
-    assert data.footer["total"] == len(ids)
+    assert data.footer.total == len(ids)
     return data
 
 
@@ -83,10 +83,10 @@ def test_each_misbehaviour_is_its_own_outcome_and_the_run_goes_on(tmp_path):
     assert got == [(outcome, error) for _, outcome, error in MISBEHAVIOURS]
     assert all(r["outcome"] == "pass" for r in data.records[len(MISBEHAVIOURS):])
     assert "chaos: crash on seq" in data.records[3]["detail"]  # the stderr tail
-    assert data.footer["protocol_errors"] == {"invalid-reply": 1, "malformed-json": 1, "not-protocol": 1,
+    assert data.footer.protocol_errors == {"invalid-reply": 1, "malformed-json": 1, "not-protocol": 1,
                                               "oversized-line": 1, "split-reply": 1, "unsolicited-reply": 1,
                                               "wrong-seq": 1}
-    assert not run.conforms and data.footer["conforms"] is False
+    assert not run.conforms and data.footer.conforms is False
     # Every start was in one fresh folder, removed when the run ended.
     folders = {line["cwd"] for line in requests(tmp_path)}
     assert len(folders) == 1 and Path(folders.pop()).name.startswith("conformance-candidate-")
@@ -127,7 +127,7 @@ def test_a_candidate_that_hangs_on_start_is_killed_and_every_case_recorded(tmp_p
     data = assert_whole_report(tmp_path / "report.jsonl", reward_parse_ids())
     assert {r["outcome"] for r in data.records} == {"broken"}
     assert data.candidate_problems[0]["stage"] == "start" and data.candidate_problems[0]["outcome"] == "timeout"
-    assert data.footer["candidate_problems"] == ["start: timeout"]
+    assert data.footer.candidate_problems == ["start: timeout"]
     assert data.header["candidate"]["implementation"] is None
     assert not run.conforms
     assert "The candidate failed to start: timeout" in markdown.summary(data)
@@ -152,7 +152,7 @@ def test_a_candidate_that_hangs_on_stop_is_killed_and_recorded(tmp_path):
     data = report.read(tmp_path / "report.jsonl")
     assert all(r["outcome"] == "pass" for r in data.records)
     assert [(p["stage"], p["outcome"]) for p in data.candidate_problems] == [("stop", "timeout")]
-    assert not run.conforms and data.footer["conforms"] is False
+    assert not run.conforms and data.footer.conforms is False
 
 
 def test_every_protocol_error_name_is_tried_here():
@@ -168,18 +168,18 @@ def test_a_batch_that_fails_as_a_whole_is_asked_again_one_request_at_a_time(tmp_
     sent = [line["cmd"] for line in requests(tmp_path) if line["cmd"] in ("run", "batch")]
     assert sent == ["batch"] + ["run"] * 44  # each case asked on its own after the batch failed
     assert {r["outcome"] for r in run.records} == {"pass"} and len(run.records) == 44
-    assert run.footer["batch_fallbacks"] == 1
+    assert run.footer.batch_fallbacks == 1
     assert not any(r.get("protocol_error") for r in run.records)
 
 
 def test_a_batch_answers_every_case_in_one_message(tmp_path):
     run = certify(tmp_path, chaos(tmp_path, batch=True), case_globs=["reward.parse::txt-*"])
     assert [line["cmd"] for line in requests(tmp_path)] == ["start", "batch", "stop"]
-    assert {r["outcome"] for r in run.records} == {"pass"} and run.footer["batch_fallbacks"] == 0
+    assert {r["outcome"] for r in run.records} == {"pass"} and run.footer.batch_fallbacks == 0
 
 
 def test_a_wrong_reply_inside_a_batch_is_that_cases_outcome(tmp_path):
     run = certify(tmp_path, chaos(tmp_path, batch=True, batches=["first-wrong-seq"]),
                   case_globs=["reward.parse::txt-*"])
     assert (run.records[0]["outcome"], run.records[0]["protocol_error"]) == ("protocol-error", "wrong-seq")
-    assert {r["outcome"] for r in run.records[1:]} == {"pass"} and run.footer["batch_fallbacks"] == 0
+    assert {r["outcome"] for r in run.records[1:]} == {"pass"} and run.footer.batch_fallbacks == 0

@@ -18,7 +18,8 @@ from conformance.kit import wire
 from conformance.oracle import releases
 from conformance.report import badge, junit, markdown
 from conformance.report import diff as report_diff
-from conformance.report.model import read
+from conformance.report.reader import read
+from tests.report_lines import footer_line, header_line
 
 MISMATCH = {"cls": "value", "path": "$['reward']", "expected": "1.0", "actual": "0.0"}
 ULP = {"cls": "ulp", "path": "$['mean']", "expected": "0.1", "actual": "0.10000000000000002", "ulps": 1}
@@ -26,11 +27,10 @@ ULP = {"cls": "ulp", "path": "$['mean']", "expected": "0.1", "actual": "0.100000
 
 def _write(path: Path, records: list[dict], *, footer: bool = True, generated: list[dict] = (),
            candidate: str = "cand") -> Path:
-    head = {"type": "header", "candidate": {"spec": candidate}, "oracle": {"spec": "harbor==0.13.1"},
-            "nan_policy": "any-nan-equal", "surfaces": sorted({r["surface"] for r in records})}
+    head = header_line(candidate={"spec": candidate}, surfaces=sorted({r["surface"] for r in records}))
     lines = [head, *({"type": "case", "seconds": 0.5, **r} for r in records), *generated]
     if footer:
-        lines.append({"type": "footer"})
+        lines.append(footer_line())
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return path
 

@@ -62,7 +62,7 @@ def test_shards_combined_are_the_whole_run(tmp_path):
     assert result.exit_code == 0, result.output
     combined = report.read(tmp_path / "all.jsonl")
     assert sorted(r["id"] for r in combined.records) == sorted(i.id for i in ALL)
-    assert combined.footer["total"] == len(ALL) and combined.footer["conforms"] is True
+    assert combined.footer.total == len(ALL) and combined.footer.conforms is True
     assert [c["shard"] for c in combined.header["combined"]] == ["1/3", "2/3", "3/3"]
 
 

@@ -63,9 +63,9 @@ def test_a_third_party_surface_candidate_and_policy_work_through_entry_points(tm
                 "--profile", "ci", "--max-examples", "50", "--nan-policy", "nan-sign", "--report", str(report))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     data = read(report)
-    assert data.header["nan_policy"] == "nan-sign"
-    assert data.header["candidate"]["implementation"]["name"] == "example-runner"
-    assert [r["outcome"] for r in data.records] == ["pass", "pass"]  # the package's own two cases
+    assert data.header.nan_policy == "nan-sign"
+    assert data.header.candidate.implementation.name == "example-runner"
+    assert [r.outcome for r in data.records] == ["pass", "pass"]  # the package's own two cases
     assert data.generated[0]["surface"] == "example.worst_task" and data.generated[0]["inputs_run"] == 50
 
 
@@ -74,9 +74,9 @@ def test_a_third_party_surface_catches_its_wrong_candidate(tmp_path):
     proc = _cli("certify", "-c", "example-runner-sloppy", "--cases", str(EXAMPLE / "cases"), "-s", "example.worst_task",
                 "--no-generate", "--report", str(report))
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    failed = {r["id"]: r for r in read(report).records if r["outcome"] == "fail"}
+    failed = {r.id: r for r in read(report).records if r.outcome == "fail"}
     assert list(failed) == ["example.worst_task::empty-tasks-dropped"]
-    assert [m["cls"] for m in failed["example.worst_task::empty-tasks-dropped"]["mismatches"]] == ["ulp"]
+    assert [m["cls"] for m in failed["example.worst_task::empty-tasks-dropped"].mismatches] == ["ulp"]
 
 
 def test_an_evsys_metric_plugin_is_certified_on_its_own_metric_only(tmp_path):
@@ -84,10 +84,10 @@ def test_an_evsys_metric_plugin_is_certified_on_its_own_metric_only(tmp_path):
     proc = _cli("certify", "-c", "evsys:pass@3", "--profile", "ci", "--max-examples", "60", "--report", str(report))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     data = read(report)
-    assert data.header["candidate"]["implementation"]["scope"] == {"evsys.metric": {"metric": ["pass@3"]}}
-    assert data.header["surfaces"] == ["evsys.metric"]
+    assert data.header.candidate.implementation.scope == {"evsys.metric": {"metric": ["pass@3"]}}
+    assert data.header.surfaces == ["evsys.metric"]
     assert data.records, "the corpus's pass@3 cases run"
-    assert {r["surface"] for r in data.records} == {"evsys.metric"} and {r["outcome"] for r in data.records} == {"pass"}
+    assert {r.surface for r in data.records} == {"evsys.metric"} and {r.outcome for r in data.records} == {"pass"}
 
 
 def test_a_wrong_evsys_plugin_is_caught_and_one_without_semantics_is_refused(tmp_path):

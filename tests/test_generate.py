@@ -75,13 +75,13 @@ def test_generators_alone_catch_each_wrong_candidate_within_the_ci_budget(name, 
                 "--surface", surface, "--report", str(report))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     data = read(report)
-    assert data.header["generation"]["profile"] == "ci"
-    assert data.header["generation"]["max_examples"] == CI.max_examples
+    assert data.header.generation.profile == "ci"
+    assert data.header.generation.max_examples == CI.max_examples
     assert [line["inputs_run"] for line in data.generated] and not data.generated[0].get("error")
-    findings = [r for r in data.records if r.get("origin") == "generated"]
+    findings = [r for r in data.records if r.origin == "generated"]
     assert findings, f"{name} went unnoticed by the generators"
-    assert {r["outcome"] for r in findings} == {"fail"}
-    classes = {m["cls"] for r in findings for m in r["mismatches"]}
+    assert {r.outcome for r in findings} == {"fail"}
+    classes = {m["cls"] for r in findings for m in r.mismatches}
     assert expected_class in classes, f"{name}: generators caught it as {sorted(classes)}"
 
 
@@ -179,7 +179,7 @@ def test_promote_writes_cases_that_hold_the_oracle_result(tmp_path, live_oracle)
     found = _cli("certify", "-c", "tests.wrong_candidates:empty_by_strip", "--no-cases", "--profile", "ci",
                  "--surface", "reward.parse", "--report", str(report), "--cases", str(root))
     assert found.returncode == 1, found.stderr
-    findings = [r for r in read(report).records if r.get("origin") == "generated"]
+    findings = [r for r in read(report).records if r.origin == "generated"]
     assert findings
 
     first = _cli("promote", str(report), "--cases", str(root))
@@ -187,7 +187,7 @@ def test_promote_writes_cases_that_hold_the_oracle_result(tmp_path, live_oracle)
     target = root / "reward.parse" / "generated.yaml"
     loaded, errors = case_corpus.load_file(target)
     assert errors == []
-    assert sorted(c.id for c in loaded) == sorted(r["id"] for r in findings)
+    assert sorted(c.id for c in loaded) == sorted(r.id for r in findings)
 
     # Promoting again changes nothing.
     before = target.read_text()
@@ -211,7 +211,7 @@ def test_promote_without_findings_says_so(tmp_path):
     assert ok.returncode == 0, ok.stderr
     out = _cli("promote", str(report), "--cases", str(tmp_path / "cases"))
     assert out.returncode == 0 and "no generated divergences" in out.stdout
-    assert read(report).header["generation"] is None  # a recorded oracle cannot generate
+    assert read(report).header.generation is None  # a recorded oracle cannot generate
 
 
 def test_profile_and_seed_are_checked_and_recorded(tmp_path):
@@ -224,7 +224,7 @@ def test_profile_and_seed_are_checked_and_recorded(tmp_path):
                "--surface", "pass_at_k", "--report", str(report))
     assert run.returncode == 0, run.stdout + run.stderr
     data = read(report)
-    assert data.header["generation"]["profile"] == "dev" and data.header["generation"]["seed"] == 12345
+    assert data.header.generation.profile == "dev" and data.header.generation.seed == 12345
     assert data.generated[0]["seed"] == 12345 and data.generated[0]["inputs_run"] >= 5
     assert data.footer.conforms is True
     summary = _cli("summary", str(report))

@@ -47,7 +47,7 @@ def assert_whole_report(path: Path, ids: list[str]) -> report.Report:
     """Every selected case recorded exactly once, in a report with its header and footer."""
     data = report.read(path)
     assert data.header is not None and data.footer is not None and not data.truncated
-    assert [r["id"] for r in data.records] == ids
+    assert [r.id for r in data.records] == ids
     assert data.footer.total == len(ids)
     return data
 
@@ -79,10 +79,10 @@ def test_each_misbehaviour_is_its_own_outcome_and_the_run_goes_on(tmp_path):
     run = certify(tmp_path, chaos(tmp_path, runs=plan), broken_after=100)
     ids = reward_parse_ids()
     data = assert_whole_report(tmp_path / "report.jsonl", ids)
-    got = [(r["outcome"], r.get("protocol_error")) for r in data.records[:len(MISBEHAVIOURS)]]
+    got = [(r.outcome, r.protocol_error) for r in data.records[:len(MISBEHAVIOURS)]]
     assert got == [(outcome, error) for _, outcome, error in MISBEHAVIOURS]
-    assert all(r["outcome"] == "pass" for r in data.records[len(MISBEHAVIOURS):])
-    assert "chaos: crash on seq" in data.records[3]["detail"]  # the stderr tail
+    assert all(r.outcome == "pass" for r in data.records[len(MISBEHAVIOURS):])
+    assert "chaos: crash on seq" in data.records[3].detail  # the stderr tail
     assert data.footer.protocol_errors == {"invalid-reply": 1, "malformed-json": 1, "not-protocol": 1,
                                               "oversized-line": 1, "split-reply": 1, "unsolicited-reply": 1,
                                               "wrong-seq": 1}
@@ -97,15 +97,15 @@ def test_validate_protocol_holds_replies_to_the_schema(tmp_path):
     run = certify(tmp_path, chaos(tmp_path, runs=["float-seq", "ok"]), validate_protocol=True,
                   case_globs=["reward.parse::txt-*"])
     first, second = run.records[:2]
-    assert (first["outcome"], first["protocol_error"]) == ("protocol-error", "schema-violation")
-    assert "seq" in first["detail"] and "integer" in first["detail"]
-    assert second["outcome"] == "pass"
+    assert (first.outcome, first.protocol_error) == ("protocol-error", "schema-violation")
+    assert "seq" in first.detail and "integer" in first.detail
+    assert second.outcome == "pass"
 
 
 def test_an_answer_for_a_surface_the_handshake_does_not_list(tmp_path):
     candidate = chaos(tmp_path, surfaces=["pass_at_k"])
     run = certify(tmp_path, candidate, case_globs=["reward.parse::txt-*"], broken_after=100)
-    assert {(r["outcome"], r["protocol_error"]) for r in run.records} == {("protocol-error", "undeclared-surface")}
+    assert {(r.outcome, r.protocol_error) for r in run.records} == {("protocol-error", "undeclared-surface")}
 
 
 def test_consecutive_crashes_declare_the_candidate_broken_and_every_case_is_still_recorded(tmp_path):
@@ -113,11 +113,11 @@ def test_consecutive_crashes_declare_the_candidate_broken_and_every_case_is_stil
                   broken_after=3)
     ids = reward_parse_ids()
     data = assert_whole_report(tmp_path / "report.jsonl", ids)
-    outcomes = [r["outcome"] for r in data.records]
+    outcomes = [r.outcome for r in data.records]
     # The streak is reset by a pass: broken after the 4th, 5th and 6th requests crash.
     assert outcomes[:6] == ["pass", "crash", "pass", "crash", "crash", "crash"]
     assert set(outcomes[6:]) == {"broken"} and len(outcomes[6:]) == len(ids) - 6
-    assert "3 consecutive" in data.records[6]["detail"] and "chaos: crash" not in data.records[6]["detail"]
+    assert "3 consecutive" in data.records[6].detail and "chaos: crash" not in data.records[6].detail
     assert len([line for line in requests(tmp_path) if line["cmd"] == "run"]) == 6  # nothing sent once broken
     assert not run.conforms
 
@@ -125,10 +125,10 @@ def test_consecutive_crashes_declare_the_candidate_broken_and_every_case_is_stil
 def test_a_candidate_that_hangs_on_start_is_killed_and_every_case_recorded(tmp_path):
     run = certify(tmp_path, chaos(tmp_path, starts=["hang"]), timeout_multiplier=0.05)  # start: 6 s
     data = assert_whole_report(tmp_path / "report.jsonl", reward_parse_ids())
-    assert {r["outcome"] for r in data.records} == {"broken"}
+    assert {r.outcome for r in data.records} == {"broken"}
     assert data.candidate_problems[0]["stage"] == "start" and data.candidate_problems[0]["outcome"] == "timeout"
     assert data.footer.candidate_problems == ["start: timeout"]
-    assert data.header["candidate"]["implementation"] is None
+    assert data.header.candidate.implementation is None
     assert not run.conforms
     assert "The candidate failed to start: timeout" in markdown.summary(data)
     assert junit.render(data).count("<error") == len(data.records)  # each case not run is an error, not a pass
@@ -142,15 +142,15 @@ def test_a_candidate_that_hangs_on_start_is_killed_and_every_case_recorded(tmp_p
 def test_a_failed_restart_is_that_cases_outcome_and_the_next_case_tries_again(tmp_path, behaviour, outcome, error):
     run = certify(tmp_path, chaos(tmp_path, runs=["crash"], starts=["ok", behaviour]),
                   case_globs=["reward.parse::txt-*"])
-    got = [(r["outcome"], r.get("protocol_error")) for r in run.records[:3]]
+    got = [(r.outcome, r.protocol_error) for r in run.records[:3]]
     assert got == [("crash", None), (outcome, error), ("pass", None)]
-    assert "could not restart" in run.records[1]["detail"]
+    assert "could not restart" in run.records[1].detail
 
 
 def test_a_candidate_that_hangs_on_stop_is_killed_and_recorded(tmp_path):
     run = certify(tmp_path, chaos(tmp_path, stop="hang"), case_globs=["reward.parse::txt-*"])
     data = report.read(tmp_path / "report.jsonl")
-    assert all(r["outcome"] == "pass" for r in data.records)
+    assert all(r.outcome == "pass" for r in data.records)
     assert [(p["stage"], p["outcome"]) for p in data.candidate_problems] == [("stop", "timeout")]
     assert not run.conforms and data.footer.conforms is False
 
@@ -167,19 +167,19 @@ def test_a_batch_that_fails_as_a_whole_is_asked_again_one_request_at_a_time(tmp_
     run = certify(tmp_path, chaos(tmp_path, batch=True, batches=[behaviour]), case_globs=["reward.parse::txt-*"])
     sent = [line["cmd"] for line in requests(tmp_path) if line["cmd"] in ("run", "batch")]
     assert sent == ["batch"] + ["run"] * 44  # each case asked on its own after the batch failed
-    assert {r["outcome"] for r in run.records} == {"pass"} and len(run.records) == 44
+    assert {r.outcome for r in run.records} == {"pass"} and len(run.records) == 44
     assert run.footer.batch_fallbacks == 1
-    assert not any(r.get("protocol_error") for r in run.records)
+    assert not any(r.protocol_error for r in run.records)
 
 
 def test_a_batch_answers_every_case_in_one_message(tmp_path):
     run = certify(tmp_path, chaos(tmp_path, batch=True), case_globs=["reward.parse::txt-*"])
     assert [line["cmd"] for line in requests(tmp_path)] == ["start", "batch", "stop"]
-    assert {r["outcome"] for r in run.records} == {"pass"} and run.footer.batch_fallbacks == 0
+    assert {r.outcome for r in run.records} == {"pass"} and run.footer.batch_fallbacks == 0
 
 
 def test_a_wrong_reply_inside_a_batch_is_that_cases_outcome(tmp_path):
     run = certify(tmp_path, chaos(tmp_path, batch=True, batches=["first-wrong-seq"]),
                   case_globs=["reward.parse::txt-*"])
-    assert (run.records[0]["outcome"], run.records[0]["protocol_error"]) == ("protocol-error", "wrong-seq")
-    assert {r["outcome"] for r in run.records[1:]} == {"pass"} and run.footer.batch_fallbacks == 0
+    assert (run.records[0].outcome, run.records[0].protocol_error) == ("protocol-error", "wrong-seq")
+    assert {r.outcome for r in run.records[1:]} == {"pass"} and run.footer.batch_fallbacks == 0

@@ -60,10 +60,10 @@ def test_a_killed_run_is_summarised_and_resumed_without_repeating_finished_cases
     sent = [line for line in requests(tmp_path) if line["cmd"] == "run"]
     assert len(sent) == 44 - finished  # the finished cases were not sent again
     done = report.read(path)
-    ids = [r["id"] for r in done.records]
+    ids = [r.id for r in done.records]
     assert len(ids) == 44 and len(set(ids)) == 44 and done.footer.total == 44 and not done.truncated
-    assert [r["id"] for r in done.records[:finished]] == [r["id"] for r in interrupted.records]
-    assert done.header["resumed"] == [{"started_at": interrupted.header["started_at"], "kept": finished}]
+    assert [r.id for r in done.records[:finished]] == [r.id for r in interrupted.records]
+    assert [r.model_dump() for r in done.header.resumed] == [{"started_at": interrupted.header.started_at, "kept": finished}]
     assert done.footer.conforms is True
 
 

@@ -61,9 +61,9 @@ def test_shards_combined_are_the_whole_run(tmp_path):
     result = combine(*paths, out=tmp_path / "all.jsonl")
     assert result.exit_code == 0, result.output
     combined = report.read(tmp_path / "all.jsonl")
-    assert sorted(r["id"] for r in combined.records) == sorted(i.id for i in ALL)
+    assert sorted(r.id for r in combined.records) == sorted(i.id for i in ALL)
     assert combined.footer.total == len(ALL) and combined.footer.conforms is True
-    assert [c["shard"] for c in combined.header["combined"]] == ["1/3", "2/3", "3/3"]
+    assert [c.shard for c in combined.header.combined] == ["1/3", "2/3", "3/3"]
 
 
 def _edit(path: Path, change) -> None:

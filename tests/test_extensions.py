@@ -94,7 +94,7 @@ def test_a_wrong_evsys_plugin_is_caught_and_one_without_semantics_is_refused(tmp
     report = tmp_path / "r.jsonl"
     proc = _cli("certify", "-c", "evsys:pass_rate", "--no-generate", "--report", str(report))
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    classes = {m["cls"] for r in read(report).records for m in r.get("mismatches", [])}
+    classes = {m.cls for r in read(report).records for m in r.mismatches}
     assert classes == {"ulp"}
     refused = _cli("certify", "-c", "evsys:worst_task")
     assert refused.returncode == 2 and "no built-in semantics" in refused.stderr + refused.stdout

@@ -77,7 +77,7 @@ def test_generators_alone_catch_each_wrong_candidate_within_the_ci_budget(name, 
     data = read(report)
     assert data.header.generation.profile == "ci"
     assert data.header.generation.max_examples == CI.max_examples
-    assert [line["inputs_run"] for line in data.generated] and not data.generated[0].get("error")
+    assert [line.inputs_run for line in data.generated] and not data.generated[0].error
     findings = [r for r in data.records if r.origin == "generated"]
     assert findings, f"{name} went unnoticed by the generators"
     assert {r.outcome for r in findings} == {"fail"}

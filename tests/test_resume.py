@@ -15,6 +15,7 @@ from conformance.report import model as report
 from conformance.run import resume
 from conformance.run.certification import Options
 from conformance.run.generate import PROFILES
+from tests.report_lines import header_line
 from tests.test_hostile_candidates import chaos, requests
 
 GLOB = "reward.parse::txt-*"
@@ -109,28 +110,31 @@ def _line(**fields) -> str:
     return json.dumps(fields)
 
 
+GENERATED = {"profile": "ci", "seed": 7, "max_examples": 250, "inputs_run": 250}
+
+
 def test_what_a_resumed_run_keeps(tmp_path):
     """Finished cases and finished generators are kept; cases not run and a generator cut off are not."""
     path = tmp_path / "r.jsonl"
     generation = {"profile": "ci", "seed": 7, "max_examples": 250}
     path.write_text("\n".join([
-        _line(type="header", candidate={"spec": "c"}, oracle={"spec": "o"}, nan_policy="p", expectations=None,
-              generation=generation, started_at="t0"),
+        json.dumps(header_line(candidate={"spec": "exec:c"}, oracle={"spec": "harbor==o"}, nan_policy="p",
+                               generation=generation, started_at="t0")),
         _line(type="case", id="pass_at_k::a", surface="pass_at_k", outcome="pass"),
         _line(type="case", id="pass_at_k::b", surface="pass_at_k", outcome="broken"),
         _line(type="candidate", stage="start", outcome="timeout", detail=""),
         _line(type="case", id="reward.parse::gen-1", surface="reward.parse", outcome="fail", origin="generated"),
         _line(type="case", id="pass_at_k::gen-2", surface="pass_at_k", outcome="fail", origin="generated"),
-        _line(type="generated", surface="pass_at_k", divergences=["pass_at_k::gen-2"]),
-        _line(type="generated", surface="metric.compute", divergences=[], error="not run: broken"),
+        _line(type="generated", surface="pass_at_k", divergences=["pass_at_k::gen-2"], **GENERATED),
+        _line(type="generated", surface="metric.compute", divergences=[], error="not run: broken", **GENERATED),
         '{"type": "case", "id": "pass_at_k::c", "surf',
     ]) + "\n")
-    options = Options(candidate="c", oracle="o", profile="ci")
+    options = Options(candidate="exec:c", oracle="harbor==o", profile="ci")
     kept = resume.resumable(path, options, PROFILES["ci"], "p", lambda message: None)
-    assert [(line["type"], line.get("id", line.get("surface"))) for line in kept.kept] == [
+    assert [(line.type, getattr(line, "id", line.surface)) for line in kept.kept] == [
         ("case", "pass_at_k::a"), ("case", "pass_at_k::gen-2"), ("generated", "pass_at_k")]
     assert kept.cases == {"pass_at_k::a"} and kept.generated == {"pass_at_k"} and kept.seed == 7
-    assert kept.history == [{"started_at": "t0", "kept": 3}]
+    assert [run.model_dump() for run in kept.history] == [{"started_at": "t0", "kept": 3}]
 
 
 def test_a_missing_report_is_a_fresh_start(tmp_path):

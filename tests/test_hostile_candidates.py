@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from conformance.connection.replies import PROTOCOL_ERRORS
+from conformance.corpus import cases as case_corpus
 from conformance.report import junit, markdown
 from conformance.report import model as report
 from conformance.run import certification
@@ -39,8 +40,8 @@ def requests(tmp_path: Path) -> list[dict]:
 
 
 def reward_parse_ids() -> list[str]:
-    loaded = certification.load_corpus(certification.case_corpus.default_root())
-    return [i.id for i in certification.case_corpus.select(loaded, ids=[GLOB], harbor_version="0.13.1")]
+    loaded = certification.load_corpus(case_corpus.default_root())
+    return [i.id for i in case_corpus.select(loaded, ids=[GLOB], harbor_version="0.13.1")]
 
 
 def assert_whole_report(path: Path, ids: list[str]) -> report.Report:

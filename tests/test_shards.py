@@ -9,11 +9,12 @@ import pytest
 from typer.testing import CliRunner
 
 from conformance.cli.app import app
+from conformance.corpus import cases as case_corpus
 from conformance.report import model as report
 from conformance.run import certification
 from conformance.run.shards import Shard
 
-ALL = certification.case_corpus.select(certification.load_corpus(certification.case_corpus.default_root()),
+ALL = case_corpus.select(certification.load_corpus(case_corpus.default_root()),
                                        harbor_version="0.13.1")
 
 

@@ -18,6 +18,7 @@ from enum import Enum
 from typing import Any, ClassVar
 
 from deepdiff import DeepDiff
+from deepdiff.model import DiffLevel
 from deepdiff.operator import BaseOperator
 
 from conformance.core.registry import Registry
@@ -201,10 +202,11 @@ class _FloatOperator(BaseOperator):
         super().__init__(types=[_Float])
         self.policy = policy
 
-    def give_up_diffing(self, level, diff_instance) -> bool:
+    def give_up_diffing(self, level: DiffLevel, diff_instance: DeepDiff) -> bool:
         cls = classify_floats(level.t1.value, level.t2.value, self.policy)
         if cls is not None:
-            diff_instance.custom_report_result("float_changed", level)
+            # deepdiff leaves custom_report_result unannotated.
+            diff_instance.custom_report_result("float_changed", level)  # type: ignore[no-untyped-call]
         return True
 
 
@@ -222,8 +224,10 @@ def _unwrap(value: Any) -> Any:
     return value.value if isinstance(value, _Float) else value
 
 
-def _path(level) -> str:
-    return level.path(root="$")
+def _path(level: DiffLevel) -> str:
+    # deepdiff gives None for a dict key without a literal repr (a nan or inf key).
+    path: str = level.path(root="$")
+    return path
 
 
 def _describe(value: Any) -> str:
@@ -282,7 +286,9 @@ def compare_values(expected: Any, actual: Any, policy: NanPolicy = NanPolicy.ANY
             path = _path(level)
             if report == "float_changed":
                 e, a = level.t1.value, level.t2.value
-                out.append(_float_mismatch(classify_floats(e, a, policy), path, e, a))
+                cls = classify_floats(e, a, policy)
+                assert cls is not None  # reported by _FloatOperator only for floats that differ
+                out.append(_float_mismatch(cls, path, e, a))
             elif report == "type_changes":
                 out.append(Mismatch(MismatchClass.TYPE, path, _describe(level.t1), _describe(level.t2)))
             elif report == "values_changed":

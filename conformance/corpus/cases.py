@@ -57,7 +57,8 @@ class Expectation(BaseModel):
 
     def result(self) -> Result:
         if "raised" in self.model_fields_set:
-            return Result.of_raised(self.raised, self.reason_code)
+            # Not of_raised: the model accepts ``raised: null``, which names no exception.
+            return Result(raised=self.raised, reason_code=self.reason_code)
         return Result.of_value(self.output)
 
 
@@ -129,9 +130,13 @@ class LoadedCase:
         return self.case.id
 
 
-def case_nodes(root: yaml.Node) -> list[tuple[int, str | None, int, int]]:
+# (line, id, first line, last line) of one case mapping in a case file.
+CaseNode = tuple[int, str | None, int, int]
+
+
+def case_nodes(root: yaml.Node | None) -> list[CaseNode]:
     """(line, id, first line, last line) of each case mapping in the file."""
-    out = []
+    out: list[CaseNode] = []
     if not isinstance(root, yaml.MappingNode):
         return out
     for key, value in root.value:
@@ -146,7 +151,7 @@ def case_nodes(root: yaml.Node) -> list[tuple[int, str | None, int, int]]:
     return out
 
 
-def _owner(nodes, line: int) -> str | None:
+def _owner(nodes: list[CaseNode], line: int) -> str | None:
     """The id of the case a line belongs to: the last case starting at or before it."""
     owner = None
     for _, case_id, first, last in nodes:

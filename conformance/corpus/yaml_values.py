@@ -21,12 +21,19 @@ refused too.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, NoReturn, TypeVar, cast
 
 import yaml
 
 from conformance.kit.wire import bits_to_float
+
+if TYPE_CHECKING:
+    from conformance.core.compare import Result
+
+T = TypeVar("T")
 
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
 _SPECIAL = {"inf": "inf", "+inf": "inf", "-inf": "-inf", "nan": "nan", "+nan": "nan", "-nan": "-nan"}
@@ -46,7 +53,11 @@ def _float_advice(text: str) -> str:
 class AliasError(yaml.composer.ComposerError):
     """An anchor or an alias in a case file; ``node`` is the document with each alias composed as null."""
 
-    def __init__(self, node: yaml.Node, mark: yaml.Mark) -> None:
+    # Always set by __init__ (MarkedYAMLError has them optional).
+    problem: str
+    problem_mark: yaml.Mark
+
+    def __init__(self, node: yaml.Node | None, mark: yaml.Mark) -> None:
         super().__init__(None, None, "anchors and aliases (&name, *name) are not allowed in a case file; "
                                      "write the value out", mark)
         self.node = node
@@ -61,16 +72,20 @@ class CaseLoader(yaml.SafeLoader):
     # Aliases share one node, so nested ones (an "alias bomb") make a value, and validating it,
     # exponential in the file's size. Each alias is composed as null, never as what it names, and
     # the document is refused once composed (the error keeps it, to name the case).
-    def compose_node(self, parent, index):
-        event = self.peek_event()
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        # The stubs leave the parser's event methods unannotated (the event is Any).
+        event = self.peek_event()  # type: ignore[no-untyped-call]
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
             self._alias_mark = self._alias_mark or event.start_mark
             if isinstance(event, yaml.AliasEvent):
-                self.get_event()
-                return yaml.ScalarNode("tag:yaml.org,2002:null", "", event.start_mark, event.end_mark)
+                self.get_event()  # type: ignore[no-untyped-call]
+                # SafeLoader's pure-Python scanner marks events with yaml.error.Mark, never the C one.
+                start = cast("yaml.Mark | None", event.start_mark)
+                end = cast("yaml.Mark | None", event.end_mark)
+                return yaml.ScalarNode("tag:yaml.org,2002:null", "", start, end)
         return super().compose_node(parent, index)
 
-    def compose_document(self):
+    def compose_document(self) -> yaml.Node | None:
         node = super().compose_document()
         if self._alias_mark is not None:
             raise AliasError(node, self._alias_mark)
@@ -90,8 +105,8 @@ def parse_float_literal(text: str) -> float:
     )
 
 
-def _construct(parse):
-    def constructor(loader: yaml.SafeLoader, node: yaml.Node):
+def _construct(parse: Callable[[str], T]) -> Callable[[yaml.SafeLoader, yaml.Node], T]:
+    def constructor(loader: yaml.SafeLoader, node: yaml.Node) -> T:
         if not isinstance(node, yaml.ScalarNode):
             raise yaml.constructor.ConstructorError(
                 None, None, f"{node.tag} takes a scalar", node.start_mark
@@ -138,12 +153,15 @@ def _file(loader: CaseLoader, node: yaml.Node) -> bytes:
     raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark)
 
 
-def _undefined(loader: CaseLoader, node: yaml.Node):
+def _undefined(loader: CaseLoader, node: yaml.Node) -> NoReturn:
     # Every tag without a constructor, !!python/object/apply:... among them.
     tag = node.tag.replace("tag:yaml.org,2002:", "!!", 1)
     raise yaml.constructor.ConstructorError(
-        None, None, f"tag {tag} is not allowed in a case file; the value tags are !float, !bytes, !hex and !file",
-        node.start_mark)
+        None,
+        None,
+        f"tag {tag} is not allowed in a case file; the value tags are !float, !bytes, !hex and !file",
+        node.start_mark,
+    )
 
 
 CaseLoader.add_constructor("!file", _file)
@@ -232,7 +250,7 @@ def _key(text: str) -> str:
     return text if len(text) < 1000 else f"? {text}"
 
 
-def render(value) -> str:
+def render(value: object) -> str:
     """A value in case-file YAML (flow style, tags for floats and bytes)."""
     if value is None:
         return "null"
@@ -257,7 +275,7 @@ def render(value) -> str:
     raise TypeError(f"no case-file form for {type(value).__name__}")
 
 
-def render_expect(result) -> str:
+def render_expect(result: Result) -> str:
     """A recorded result (a :class:`conformance.core.compare.Result`) as a case's ``expect:`` value."""
     if result.raised is None:
         return f"{{output: {render(result.value)}}}"

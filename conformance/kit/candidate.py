@@ -136,9 +136,10 @@ class Candidate:
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         seq = request.get("seq")
-        handler = self.handlers.get(request.get("surface"))
+        surface = request.get("surface")
+        handler = None if surface is None else self.handlers.get(surface)
         if handler is None:
-            return {"seq": seq, "skipped": {"reason": f"surface {request.get('surface')!r} not supported"}}
+            return {"seq": seq, "skipped": {"reason": f"surface {surface!r} not supported"}}
         try:
             value = wire.decode(request.get("input"))
         except wire.WireError as e:

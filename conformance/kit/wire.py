@@ -37,11 +37,13 @@ class WireError(ValueError):
 
 
 def float_to_bits(value: float) -> int:
-    return struct.unpack("<Q", struct.pack("<d", value))[0]
+    bits: int = struct.unpack("<Q", struct.pack("<d", value))[0]
+    return bits
 
 
 def bits_to_float(bits: int) -> float:
-    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+    value: float = struct.unpack("<d", struct.pack("<Q", bits))[0]
+    return value
 
 
 _BIG_ENDIAN_DOUBLE = struct.Struct(">d")
@@ -54,7 +56,8 @@ def float_to_hex(value: float) -> str:
 def hex_to_float(text: str) -> float:
     if not _BITS.fullmatch(text):
         raise WireError(f"float bits must be 16 lowercase hex digits, got {text!r}")
-    return _BIG_ENDIAN_DOUBLE.unpack(bytes.fromhex(text))[0]
+    value: float = _BIG_ENDIAN_DOUBLE.unpack(bytes.fromhex(text))[0]
+    return value
 
 
 def encode(value: Any) -> Any:

@@ -224,7 +224,7 @@ def _line_holding(source: tuple[str, ...], first: int, last: int, anchor: str, w
     return found[0]
 
 
-def resolve(harbor_version: str = "0.13.1", *, log=lambda message: None) -> list[Span]:
+def resolve(harbor_version: str = "0.13.1", *, log: Callable[[str], object] = lambda message: None) -> list[Span]:
     """Every target of :data:`TARGETS`, located in that release's installed source."""
     env = oracle_env.ensure(harbor_version, coverage=True, log=log)
     site = _site(env)
@@ -260,7 +260,8 @@ def _unreachable(span: Span, statements: set[int], arcs: set[tuple[int, int]]) -
         if not chosen:
             raise CoverageError(f"{where}: coverage.py knows no {never.way} branch from line {line}")
         lo, hi = (body_first, body_last) if never.way else (else_first, else_last)
-        only_there = frozenset(n for n in statements if lo is not None and lo <= n <= hi)
+        # Both None for a test without an else.
+        only_there = frozenset(n for n in statements if lo is not None and hi is not None and lo <= n <= hi)
         out.append(Unreachable(never, line, chosen, only_there))
     return out
 
@@ -353,7 +354,7 @@ class CoverageResult:
 
 
 def analyse(data_file: Path, *, harbor_version: str = "0.13.1", lost_processes: int = 0,
-            log=lambda message: None) -> CoverageResult:
+            log: Callable[[str], object] = lambda message: None) -> CoverageResult:
     """Read a coverage data file written by an instrumented oracle."""
     env = oracle_env.ensure(harbor_version, coverage=True, log=log)
     spans = resolve(harbor_version, log=log)
@@ -394,7 +395,7 @@ class _Watched:
 
 
 def measure(run: Callable[[Connection], None], *, harbor_version: str = "0.13.1",
-            log=lambda message: None) -> CoverageResult:
+            log: Callable[[str], object] = lambda message: None) -> CoverageResult:
     """Connect an instrumented harbor oracle, let ``run`` send it requests, close it, analyse."""
     with tempfile.TemporaryDirectory(prefix="conformance-coverage-") as tmp:
         data_file = Path(tmp) / "coverage.data"

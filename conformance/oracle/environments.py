@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
@@ -126,7 +127,7 @@ def script_environment() -> dict[str, str]:
 def find_python(series: str = PYTHON_SERIES) -> str:
     """A CPython interpreter of the given series, from PATH or pyenv."""
     override = os.environ.get("HARBOR_CONFORMANCE_PYTHON")
-    candidates = [override] if override else []
+    candidates: list[str | None] = [override] if override else []
     candidates.append(shutil.which(f"python{series}"))
     pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
     candidates.extend(
@@ -154,7 +155,7 @@ def _reports_series(exe: str, series: str) -> bool:
 
 
 @contextmanager
-def _locked(path: Path):
+def _locked(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
@@ -178,7 +179,7 @@ def _requirements(harbor_version: str, workdir: Path) -> Path:
     return resolve_lock(harbor_version, workdir / f"harbor-{harbor_version}.lock")
 
 
-def resolve_lock(harbor_version: str, out: Path, overrides: list[str] = ()) -> Path:
+def resolve_lock(harbor_version: str, out: Path, overrides: Sequence[str] = ()) -> Path:
     """Resolve ``harbor==VERSION``'s whole dependency set for CPython 3.12, with hashes, into ``out``.
 
     ``overrides`` (requirement strings) replace what harbor asks for; a lock
@@ -207,7 +208,9 @@ def resolve_lock(harbor_version: str, out: Path, overrides: list[str] = ()) -> P
     return out
 
 
-def ensure(harbor_version: str, *, coverage: bool = False, log=lambda message: None) -> OracleEnv:
+def ensure(
+    harbor_version: str, *, coverage: bool = False, log: Callable[[str], object] = lambda message: None
+) -> OracleEnv:
     """Return the environment for this harbor release, creating it on first use.
 
     With ``coverage=True``, the environment that also holds coverage.py.
@@ -233,7 +236,7 @@ def ensure(harbor_version: str, *, coverage: bool = False, log=lambda message: N
         return _create(harbor_version, root, log, coverage)
 
 
-def _create(harbor_version: str, root: Path, log, coverage: bool = False) -> OracleEnv:
+def _create(harbor_version: str, root: Path, log: Callable[[str], object], coverage: bool = False) -> OracleEnv:
     # Built in place (venv scripts hold absolute paths); the marker file is
     # written last, so a half-built environment is never taken for a whole one.
     suffix = "-coverage" if coverage else ""
@@ -256,7 +259,7 @@ def _create(harbor_version: str, root: Path, log, coverage: bool = False) -> Ora
             f"installing harbor=={harbor_version}" + (" and coverage" if coverage else ""),
         )
         shutil.copy(lock, env.root / "harbor.lock")
-        meta = {"harbor": harbor_version, "lock_hash": digest, "python": python}
+        meta: dict[str, str | bool] = {"harbor": harbor_version, "lock_hash": digest, "python": python}
         if coverage:
             shutil.copy(locks[1], env.root / "coverage.lock")
             meta["coverage"] = True

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
+from typing import Any
 from urllib.error import URLError
 
 from packaging.version import InvalidVersion, Version
@@ -35,7 +36,7 @@ def releases(project: str = "harbor", *, since: str | None = None, timeout: floa
     return select(data, since)
 
 
-def select(data: dict, since: str | None = None) -> list[str]:
+def select(data: dict[str, Any], since: str | None = None) -> list[str]:
     """The final, not wholly yanked releases in a PEP 691 project page, oldest first."""
     live: set[Version] = set()
     for entry in data.get("files", []):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import platform
+from typing import Any
 
 from conformance import __version__
 from conformance.kit.candidate import Candidate, reads_files, working_folder
@@ -35,12 +36,12 @@ candidate = Candidate(
 
 
 @candidate.surface("reward.parse")
-def reward_parse(verifier_dir: dict) -> dict | None:
+def reward_parse(verifier_dir: dict[str, Any]) -> dict[str, Any] | None:
     return reward_files.parse(verifier_dir)
 
 
 @candidate.surface("metric.compute")
-def metric_compute(request: dict) -> dict:
+def metric_compute(request: dict[str, Any]) -> dict[str, Any]:
     if not reads_files(request.get("metric"), request.get("scripts")):
         return metrics.compute(request)
     with working_folder(request.get("scripts")):
@@ -48,23 +49,23 @@ def metric_compute(request: dict) -> dict:
 
 
 @candidate.surface("pass_at_k")
-def pass_at_k_surface(request: dict) -> dict:
+def pass_at_k_surface(request: dict[str, Any]) -> dict[str, Any]:
     return pass_at_k.compute(request)
 
 
 @candidate.surface("multi_step.reward")
-def multi_step_reward(request: dict) -> dict:
+def multi_step_reward(request: dict[str, Any]) -> dict[str, Any]:
     return multi_step.compute(request)
 
 
 @candidate.surface("job.result")
-def job_result_surface(request: dict) -> dict:
+def job_result_surface(request: dict[str, Any]) -> dict[str, Any]:
     with working_folder(request.get("scripts")):
         return job_result.compute(request)
 
 
 @candidate.surface("outcome.summary")
-def outcome_summary_surface(request: dict) -> dict:
+def outcome_summary_surface(request: dict[str, Any]) -> dict[str, Any]:
     job = request.get("job")
     if job is None:
         return outcome_summary.summary_line(request.get("result_json"))
@@ -74,10 +75,10 @@ def outcome_summary_surface(request: dict) -> dict:
 
 
 @candidate.surface("reason.normalize")
-def reason_normalize(request: dict) -> dict:
+def reason_normalize(request: dict[str, Any]) -> dict[str, Any]:
     return reason_codes.compute(request)
 
 
 @candidate.surface("evsys.metric")
-def evsys_metric(request: dict) -> float:
+def evsys_metric(request: dict[str, Any]) -> float:
     return evsys_metrics.compute(request)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import Any
 
 LONG_MIN = -(2**63)
 LONG_MAX = 2**63 - 1
@@ -22,7 +23,7 @@ def _fits_long(value: int) -> bool:
     return LONG_MIN <= value <= LONG_MAX
 
 
-def cpython312_sum(items: Iterable) -> int | float:
+def cpython312_sum(items: Iterable[Any]) -> int | float:
     it = iter(items)
 
     # Phase 1: the int start; ints (and bools) summed while the total fits a C long.
@@ -31,7 +32,7 @@ def cpython312_sum(items: Iterable) -> int | float:
         if type(item) in (int, bool) and _fits_long(item) and _fits_long(total + item):
             total += int(item)
             continue
-        result = total + item
+        result: int | float = total + item
         break
     else:
         return total

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from conformance.reference.cpython_sum import cpython312_sum
 
@@ -90,5 +91,5 @@ def get(name: str) -> Metric:
     return Metric(name, pass_at(k) if kind == "@" else pass_all(k))
 
 
-def compute(request: dict) -> float:
+def compute(request: dict[str, Any]) -> float:
     return get(request["metric"]).compute(request["task_rewards"])

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 from conformance.kit.candidate import distinct_keys
 from conformance.reference import pass_at_k, reward_files
@@ -50,8 +50,11 @@ TIMEOUTS = {
 RECORDED_BY_AGENT = ("timeout", "NonZeroAgentExitCodeError")
 ENDS_IN_TASK_GROUP = "unhandled errors in a TaskGroup"
 
+# A constructed metric: the trials' rewards (a dict or None each) -> its values.
+MetricFn = Callable[[list[Any]], Any]
 
-def run_trial(outcome: dict[str, Any]) -> tuple[dict | None, str | None]:
+
+def run_trial(outcome: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
     """One trial's (verifier_result, exception_type)."""
     raised, stage = outcome.get("raises"), outcome.get("raises_in") or "verifier"
     recorded = None
@@ -82,7 +85,7 @@ def plan(request: dict[str, Any]) -> list[dict[str, Any]]:
     groups += [(d["name"], d.get("tasks") or []) for d in request.get("datasets") or []]
     agents = request["agents"]
     seen: dict[tuple[int, int], int] = {}
-    trials = []
+    trials: list[dict[str, Any]] = []
     for _ in range(request.get("n_attempts", 1)):
         for g, (source, tasks) in enumerate(groups):
             for t, task in enumerate(tasks):
@@ -98,9 +101,9 @@ def plan(request: dict[str, Any]) -> list[dict[str, Any]]:
     return trials
 
 
-def resolve_metrics(request: dict[str, Any]) -> dict[str, list[Callable[[list], Any]]]:
+def resolve_metrics(request: dict[str, Any]) -> dict[str, list[MetricFn]]:
     job = [metric_from_config(m) for m in request.get("metrics") or []]
-    table: dict[str, list] = {"adhoc": list(job)}
+    table: dict[str, list[MetricFn]] = {"adhoc": list(job)}
     for dataset in request.get("datasets") or []:
         own = [metric_from_config(m) for m in dataset.get("metrics") or []]
         table.setdefault(dataset["name"], []).extend(own + job)
@@ -115,9 +118,16 @@ def final_metrics_name(evals_key: str, dataset: str) -> str:
     return evals_key.split("__")[-1]
 
 
-def _progress_line(metric: Callable[[list], Any], rewards: list) -> str:
+def _progress_line(metric: MetricFn, rewards: list[Any]) -> str:
     name, value = next(iter(metric(rewards).items()))
     return f"{name.title()}: {value:.3f}"
+
+
+# A result.json document stays an object, its keys as strings.
+@overload
+def _json(value: dict[Any, Any]) -> dict[str, Any]: ...
+@overload
+def _json(value: object) -> Any: ...
 
 
 def _json(value: Any) -> Any:
@@ -176,14 +186,17 @@ def written_result(request: dict[str, Any]) -> dict[str, Any] | None:
 
 def run(request: dict[str, Any]) -> dict[str, Any]:
     # harbor's order: the job's config, the registry (with its metric lists), the task list, the metrics.
-    for config in [*(request.get("metrics") or []), *(m for d in request.get("datasets") or [] for m in d.get("metrics") or [])]:
+    for config in [
+        *(request.get("metrics") or []),
+        *(m for d in request.get("datasets") or [] for m in d.get("metrics") or []),
+    ]:
         validate_config(config)
     if not request.get("tasks") and not any(d.get("tasks") for d in request.get("datasets") or []):
         raise ValueError("Either datasets or tasks must be provided.")
     table = resolve_metrics(request)
     trials = plan(request)
     evals: dict[str, dict[str, Any]] = {}
-    rewards_by_key: dict[str, list] = {}
+    rewards_by_key: dict[str, list[Any]] = {}
     datasets: dict[str, str] = {}
     for i, trial in enumerate(trials):
         verifier_result, exception_type = run_trial(trial["outcome"])
@@ -209,11 +222,15 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         except Exception as error:
             # On disk: what was written when this trial started, the job as it stood after the one before.
             before = {k: v for k, v in evals.items() if not (k == key and first_of_key)}
-            raise JobFailed(ExceptionGroup(ENDS_IN_TASK_GROUP, [error]), _written(len(trials), trials[:i], before)) from None
+            raise JobFailed(
+                ExceptionGroup(ENDS_IN_TASK_GROUP, [error]), _written(len(trials), trials[:i], before)
+            ) from None
         try:  # the progress line, once the trial's result is written (no first metric: an IndexError)
             _progress_line(metrics[0], rewards_by_key[key])
         except Exception as error:
-            raise JobFailed(ExceptionGroup(ENDS_IN_TASK_GROUP, [error]), _written(len(trials), trials[:i + 1], evals)) from None
+            raise JobFailed(
+                ExceptionGroup(ENDS_IN_TASK_GROUP, [error]), _written(len(trials), trials[:i + 1], evals)
+            ) from None
     for key, rewards in rewards_by_key.items():
         evals[key]["metrics"] = [metric(rewards) for metric in table.get(final_metrics_name(key, datasets[key]), [])]
     for key, values in pass_at_k.compute({"trials": trials}).items():

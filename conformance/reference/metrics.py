@@ -16,11 +16,11 @@ from conformance.reference.pydantic_float import ValidationError
 from conformance.reference.uv_script import UvScriptMetric
 
 
-def _mean(values: list) -> Any:
+def _mean(values: list[Any]) -> Any:
     return cpython312_sum(values) / len(values)
 
 
-AGGREGATES: dict[str, Callable[[list], Any]] = {
+AGGREGATES: dict[str, Callable[[list[Any]], Any]] = {
     "sum": cpython312_sum,
     "min": min,
     "max": max,
@@ -29,7 +29,9 @@ AGGREGATES: dict[str, Callable[[list], Any]] = {
 METRIC_TYPES = ("sum", "min", "max", "mean", "uv-script")
 
 
-def aggregate_reward_dicts(rewards: list, name: str, aggregate: Callable[[list], Any]) -> dict:
+def aggregate_reward_dicts(
+    rewards: list[Any], name: str, aggregate: Callable[[list[Any]], Any]
+) -> dict[str, Any]:
     keys = sorted({key for reward in rewards if reward is not None for key in reward})
     if len(keys) <= 1:
         values = [0 if r is None else next(iter(r.values()), 0) for r in rewards]
@@ -37,7 +39,7 @@ def aggregate_reward_dicts(rewards: list, name: str, aggregate: Callable[[list],
     return {key: aggregate([0 if r is None else r.get(key, 0) for r in rewards]) for key in keys}
 
 
-def validate_config(config: Any) -> tuple[str, dict]:
+def validate_config(config: Any) -> tuple[str, dict[str, Any]]:
     """The registry.json metric object's (type, kwargs), by MetricConfig's rules."""
     if not isinstance(config, dict):
         raise ValidationError("metric config should be an object")
@@ -51,7 +53,7 @@ def validate_config(config: Any) -> tuple[str, dict]:
     return kind, kwargs
 
 
-def metric_from_config(config: Any) -> Callable[[list], dict]:
+def metric_from_config(config: Any) -> Callable[[list[Any]], dict[str, Any]]:
     """The registry.json metric object -> a compute function (the metric is constructed)."""
     kind, kwargs = validate_config(config)
     if kind == "uv-script":
@@ -63,5 +65,5 @@ def metric_from_config(config: Any) -> Callable[[list], dict]:
     return lambda rewards: aggregate_reward_dicts(rewards, kind, aggregate)
 
 
-def compute(request: dict) -> dict:
+def compute(request: dict[str, Any]) -> dict[str, Any]:
     return metric_from_config(request["metric"])(request["rewards"])

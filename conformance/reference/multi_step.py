@@ -22,7 +22,7 @@ from conformance.reference.pydantic_float import ValidationError
 STRATEGIES = (None, "mean", "final")
 
 
-def _run_step(index: int, step: dict) -> dict:
+def _run_step(index: int, step: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"name": f"step-{index + 1}", "verifier_result": None, "exception_type": None}
     if step.get("raises") == "timeout":
         result["exception_type"] = "TimeoutError"
@@ -35,7 +35,7 @@ def _run_step(index: int, step: dict) -> dict:
     return result
 
 
-def _mean(steps: list[dict]) -> dict | None:
+def _mean(steps: list[dict[str, Any]]) -> dict[str, Any] | None:
     valid = [s["verifier_result"]["rewards"] or {} for s in steps if s["verifier_result"] is not None]
     keys = {key for rewards in valid for key in rewards}
     if not valid or not keys:
@@ -43,11 +43,11 @@ def _mean(steps: list[dict]) -> dict | None:
     return {"rewards": {key: cpython312_sum(r.get(key, 0) for r in valid) / len(valid) for key in keys}}
 
 
-def compute(request: dict) -> dict:
+def compute(request: dict[str, Any]) -> dict[str, Any]:
     strategy = request.get("strategy")
     if strategy not in STRATEGIES:
         raise ValidationError(f"multi_step_reward_strategy: {strategy!r} is not one of 'mean', 'final'")
-    steps: list[dict] = []
+    steps: list[dict[str, Any]] = []
     for index, step in enumerate(request["steps"]):
         steps.append(_run_step(index, step))
         if steps[-1]["exception_type"] is not None and steps[-1]["verifier_result"] is None:

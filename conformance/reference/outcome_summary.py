@@ -83,5 +83,5 @@ def summary_line(result_json: bytes | None) -> dict[str, Any]:
     return {"summary": summary, "line": PREFIX + json.dumps(summary, sort_keys=True)}
 
 
-def compute(request: dict) -> dict[str, Any]:
+def compute(request: dict[str, Any]) -> dict[str, Any]:
     return summary_line(request.get("result_json"))

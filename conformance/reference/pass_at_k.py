@@ -53,7 +53,7 @@ def _group(trials: list[dict[str, Any]]) -> dict[int, float]:
     }
 
 
-def compute(request: dict) -> dict[str, dict[int, float]]:
+def compute(request: dict[str, Any]) -> dict[str, dict[int, float]]:
     groups: dict[str, list[dict[str, Any]]] = {}
     for trial in request["trials"]:
         key = evals_key(trial.get("agent", "agent"), trial.get("model"), trial.get("source") or "adhoc")

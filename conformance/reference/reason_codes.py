@@ -16,6 +16,8 @@ What agent-challenge's evaluation does, written from its observed behaviour:
 
 from __future__ import annotations
 
+from typing import Any
+
 RETRYABLE = frozenset({
     "harbor_broker_connection_failed",
     "harbor_cancelled_error",
@@ -115,11 +117,11 @@ def is_retryable(code: str, attempt_number: int) -> bool:
     return True  # unknown codes are retried
 
 
-def classify(value: str | None, attempt_number: int) -> dict:
+def classify(value: str | None, attempt_number: int) -> dict[str, Any]:
     code = normalize(value) or FALLBACK
     return {"reason_code": code, "retryable": is_retryable(code, attempt_number)}
 
 
-def compute(request: dict) -> dict:
+def compute(request: dict[str, Any]) -> dict[str, Any]:
     value = request.get("value")
     return {"reason_code": normalize(value), "failure": classify(value, request.get("attempt_number", 1))}

@@ -24,11 +24,11 @@ class UvScriptMetric:
             raise FileNotFoundError(f"Script file not found: {self.script_path}")
 
     @staticmethod
-    def jsonl_line(reward: dict | None) -> str:
+    def jsonl_line(reward: dict[str, Any] | None) -> str:
         """One trial's line of the rewards file."""
         return "null\n" if reward is None else json.dumps(reward) + "\n"
 
-    def compute(self, rewards: list) -> Any:
+    def compute(self, rewards: list[Any]) -> Any:
         from conformance.oracle.environments import script_environment
 
         with tempfile.TemporaryDirectory() as folder:

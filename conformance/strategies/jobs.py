@@ -13,6 +13,8 @@ runs after every trial, on both sides.
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import strategies as st
 
 from conformance.strategies.reward_lists import shipped_scripts
@@ -46,7 +48,7 @@ outcome = st.sampled_from(["binary", "binary", "binary", "good", "odd", "raising
 # An ad-hoc task's own source: mostly none; else "adhoc", "", or a name a dataset of the job may have.
 SOURCES = st.sampled_from([None] * 12 + ["adhoc", "", "terminal-bench", "ds", "swe"])
 
-metric = st.one_of(
+metric: st.SearchStrategy[dict[str, Any]] = st.one_of(
     st.sampled_from(["mean", "max", "min", "sum"]).map(lambda t: {"type": t}),
     st.sampled_from([{"type": "median"}, {"type": "max", "kwargs": {"k": 1}}, {}]),
 )
@@ -54,7 +56,7 @@ metrics = st.lists(metric, max_size=3).filter(lambda ms: sum(m.get("type") not i
                                                               for m in ms) <= 1)
 
 
-def _tasks(draw, n_trials: int, *, adhoc: bool = False) -> list:
+def _tasks(draw: st.DrawFn, n_trials: int, *, adhoc: bool = False) -> list:
     # Distinct names drawn first: a unique_by filter would print the (large) outcome strategy on each retry.
     names = draw(st.lists(TASK_NAMES, max_size=3, unique=True))
     tasks = [{"name": name, "trials": draw(st.lists(outcome, max_size=n_trials))} for name in names]
@@ -66,7 +68,7 @@ def _tasks(draw, n_trials: int, *, adhoc: bool = False) -> list:
 
 
 @st.composite
-def builtin_jobs(draw, adhoc_sources: bool = True) -> dict:
+def builtin_jobs(draw: st.DrawFn, adhoc_sources: bool = True) -> dict:
     agents = draw(st.lists(st.builds(lambda n, m: {"name": n, **({"model": m} if m is not None else {})},
                                      AGENT_NAMES, MODELS), min_size=1, max_size=2))
     n_attempts = draw(st.integers(1, 3))

@@ -32,15 +32,15 @@ metric = st.integers(0, 19).flatmap(lambda i: st.sampled_from([{}, [], "mean"]) 
 
 
 @st.composite
-def result_document(draw) -> dict:
+def result_document(draw: st.DrawFn) -> dict:
     stats: dict = {}
     for name in ("n_completed_trials", "n_errored_trials"):
         if draw(st.integers(0, 9)):
             stats[name] = draw(count)
     if draw(st.integers(0, 9)):
         keys = st.sampled_from(["a__adhoc", "a__m__ds", "b__adhoc", "oracle__terminal-bench"])
-        stats["evals"] = draw(st.dictionaries(keys, st.builds(lambda ms: {"metrics": ms}, st.lists(metric, min_size=1, max_size=2)),
-                                              min_size=1, max_size=2))
+        evals = st.builds(lambda ms: {"metrics": ms}, st.lists(metric, min_size=1, max_size=2))
+        stats["evals"] = draw(st.dictionaries(keys, evals, min_size=1, max_size=2))
     document: dict = {"stats": stats}
     if draw(st.integers(0, 9)):
         document["n_total_trials"] = draw(count)
@@ -58,8 +58,14 @@ damaged = st.one_of(
 )
 # One job, one mean, a small total: score * total often lands exactly on a half.
 halves = st.builds(
-    lambda mean, total, errored: {"n_total_trials": total, "stats": {
-        "n_completed_trials": total, "n_errored_trials": errored, "evals": {"a__adhoc": {"metrics": [{"mean": mean}]}}}},
+    lambda mean, total, errored: {
+        "n_total_trials": total,
+        "stats": {
+            "n_completed_trials": total,
+            "n_errored_trials": errored,
+            "evals": {"a__adhoc": {"metrics": [{"mean": mean}]}},
+        },
+    },
     st.sampled_from([0.5, 0.25, 0.75, 0.125, 1 / 6]), st.integers(1, 8), st.integers(0, 1),
 )
 _SOURCES = [

@@ -8,6 +8,8 @@ and messages, and arbitrary text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hypothesis import strategies as st
 
 CODES = [
@@ -31,11 +33,11 @@ WORDS = ["reward", "missing", "empty", "parse", "malformed", "broker", "connecti
          "submission", "code", "runtime", "harbor", "agent", "timeout", "error", "cancelled", "canceled",
          "verifier", "environment", "start", "file", "at", "/jobs/x/verifier", "ok", "İ", "ＲＥＷＡＲＤ"]
 SEPARATORS = [" ", " ", "_", "-", "  ", "\t", "\n", "\u00a0", "", " - "]
-CASES = [str, str.upper, str.title, str.lower]
+CASES: list[Callable[[str], str]] = [str, str.upper, str.title, str.lower]
 
 
 @st.composite
-def phrase(draw) -> str:
+def phrase(draw: st.DrawFn) -> str:
     words = draw(st.lists(st.sampled_from(WORDS + CODES[:4] + EXCEPTIONS[:3]), min_size=1, max_size=5))
     text = words[0]
     for word in words[1:]:

@@ -21,7 +21,7 @@ FOREIGN_DIGITS = "٠١٢٣٤٥٦٧٨٩०१२३४５０１２３𝟏𝟐" + 
 
 
 @st.composite
-def digit_run(draw, alphabet: str = DIGITS) -> str:
+def digit_run(draw: st.DrawFn, alphabet: str = DIGITS) -> str:
     """Digits, sometimes with underscores: between digits (valid), doubled or at an edge (not)."""
     digits = draw(st.text(alphabet, min_size=1, max_size=5))
     if draw(st.integers(0, 4)) == 0:
@@ -31,14 +31,18 @@ def digit_run(draw, alphabet: str = DIGITS) -> str:
 
 
 @st.composite
-def decimal_spelling(draw) -> str:
+def decimal_spelling(draw: st.DrawFn) -> str:
     digits = digit_run(DIGITS + FOREIGN_DIGITS) if draw(st.integers(0, 7)) == 0 else digit_run()
     whole, frac = draw(st.one_of(st.just(""), digits)), draw(st.one_of(st.just(""), digits))
     shape = draw(st.sampled_from(["int", "point", "point", "lead", "trail"]))
     body = {"int": whole or "0", "point": f"{whole or '0'}.{frac or '0'}", "lead": f".{frac or '5'}",
             "trail": f"{whole or '1'}."}[shape]
     if draw(st.booleans()):
-        body += draw(st.sampled_from("eE")) + draw(st.sampled_from(["", "+", "-"])) + draw(st.one_of(digits, st.just("")))
+        body += (
+            draw(st.sampled_from("eE"))
+            + draw(st.sampled_from(["", "+", "-"]))
+            + draw(st.one_of(digits, st.just("")))
+        )
     return body
 
 
@@ -159,7 +163,7 @@ LAYOUTS = ("txt", "txt", "txt", "json", "json", "json", "both", "both", "neither
 
 
 @st.composite
-def verifier_dirs(draw) -> dict:
+def verifier_dirs(draw: st.DrawFn) -> dict:
     """A verifier dir: reward.txt, reward.json, both or neither (absent files are absent keys)."""
     layout = draw(st.sampled_from(LAYOUTS))
     found = {}

@@ -21,7 +21,7 @@ binary = st.sampled_from([0.0, 1.0])
 
 
 @st.composite
-def evsys_inputs(draw) -> dict:
+def evsys_inputs(draw: st.DrawFn) -> dict:
     samples = binary if draw(st.booleans()) else reward
     tasks = draw(st.lists(st.lists(samples, max_size=draw(st.sampled_from([0, 3, 6]))), max_size=6))
     name = draw(st.one_of(st.sampled_from(NAMES), st.sampled_from(["pass@0", "Pass@1", "mean", "worst_task"])))

@@ -20,7 +20,7 @@ INVALID_UTF8 = (b"\xff", b"\x80", b"\xc3", b"\xed\xa0\x80", b"\xc0\xaf", b"caf\x
 
 
 @st.composite
-def encoded(draw, texts: st.SearchStrategy[str]) -> bytes:
+def encoded(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> bytes:
     """UTF-8 bytes of a drawn text; sometimes with CRLF line ends, a BOM or invalid bytes."""
     text = draw(texts)
     mode = draw(st.sampled_from(["plain"] * 6 + ["crlf", "cr", "bom", "invalid", "utf16"]))

@@ -25,11 +25,13 @@ odd_reward = st.one_of(
 
 
 @st.composite
-def trial_sets(draw) -> dict:
+def trial_sets(draw: st.DrawFn) -> dict:
     trials = []
     odd_chance = draw(st.sampled_from([0, 0, 0.05, 0.3]))  # most jobs are all binary
     for _ in range(draw(st.integers(1, 3))):
-        agent, model, source = draw(st.sampled_from(AGENTS)), draw(st.sampled_from(MODELS)), draw(st.sampled_from(SOURCES))
+        agent = draw(st.sampled_from(AGENTS))
+        model = draw(st.sampled_from(MODELS))
+        source = draw(st.sampled_from(SOURCES))
         tasks = draw(st.lists(st.sampled_from(TASKS), min_size=1, max_size=5, unique=True))
         for task in tasks:
             for _ in range(draw(st.integers(1, draw(st.sampled_from([3, 6, 12, 25]))))):

@@ -441,3 +441,17 @@ def test_equal_wire_forms_conform_under_the_bitwise_policy_too():
     nan = struct.unpack("<d", struct.pack("<Q", 0x7FF8000000000001))[0]
     value = {"x": [nan, -0.0, 5e-324]}
     assert compare(Result.of_value(value, wire.encode(value)), Result.of_value(value), NanPolicy.BITWISE) == []
+
+
+def test_a_mismatch_under_a_key_without_a_literal_repr_still_has_a_path():
+    # two NaN keys are two different keys; deepdiff alone writes no path through them
+    found = compare_values({"a": {math.nan: 1.0}}, {"a": {math.nan: 2.0}})
+    assert found and all(m.path == "$['a'][nan]" for m in found)
+
+
+def test_a_mismatch_renders_with_both_sides_ulps_and_bits():
+    (m,) = compare_values({"x": 0.1}, {"x": 0.30000000000000004 - 0.2})
+    text = m.describe()
+    assert text.startswith("ulp at $['x']: oracle 0.1 / candidate 0.10000000000000003")
+    assert f"ulps={m.ulps}" in text and "bits 3fb999999999999a vs 3fb999999999999c" in text
+    assert m.describe("recorded", "oracle", bits=False).endswith(f"recorded 0.1 / oracle {m.actual} ulps={m.ulps}")

@@ -225,9 +225,19 @@ def _unwrap(value: Any) -> Any:
 
 
 def _path(level: DiffLevel) -> str:
-    # deepdiff gives None for a dict key without a literal repr (a nan or inf key).
-    path: str = level.path(root="$")
-    return path
+    path: str | None = level.path(root="$")
+    if path is not None:
+        return path
+    # deepdiff writes no path through a dict key without a literal repr (a nan or inf key): write each step.
+    root = level
+    while root.up is not None:
+        root = root.up
+    steps = []
+    while root.down is not None:
+        relation = root.t1_child_rel or root.t2_child_rel
+        steps.append(f"[{relation.param!r}]" if relation is not None else "[?]")
+        root = root.down
+    return "$" + "".join(steps)
 
 
 def _describe(value: Any) -> str:

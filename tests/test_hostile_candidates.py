@@ -17,7 +17,7 @@ import pytest
 from conformance.connection.replies import PROTOCOL_ERRORS
 from conformance.corpus import cases as case_corpus
 from conformance.report import junit, markdown
-from conformance.report import model as report
+from conformance.report import reader as report
 from conformance.run import certification
 
 CHAOS = Path(__file__).resolve().parent / "chaos_candidate.py"

@@ -106,7 +106,7 @@ def test_entry_point_candidates_are_found(monkeypatch):
     monkeypatch.setattr(connect_module, "CANDIDATES", fresh)
     monkeypatch.setattr(registry_module.metadata, "entry_points", lambda group: [entry] if group == fresh.group else [])
     conn = connect("my-runner")
-    assert conn.implementation["name"] == "reference"
+    assert conn.implementation is not None and conn.implementation.name == "reference"
     reply = conn.run(1, "reward.parse", wire.encode({"reward_txt": b"1"}))
     assert reply == Reply("output", {"reward": 1.0})
 

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from conformance.report import model as report
+from conformance.report import reader as report
 from conformance.run import resume
 from conformance.run.certification import Options
 from conformance.run.generate import PROFILES
@@ -93,7 +93,7 @@ def test_resuming_a_finished_report_runs_nothing_again(tmp_path):
     again = subprocess.run(certify_argv(candidate, path, "--resume"), capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     assert [line["cmd"] for line in requests(tmp_path)] == ["start", "stop"]
-    assert report.read(path).footer["total"] == 44
+    assert report.read(path).footer.total == 44
 
 
 def test_resume_refuses_the_report_of_another_run(tmp_path):

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from conformance.cli.app import app
 from conformance.corpus import cases as case_corpus
-from conformance.report import model as report
+from conformance.report import reader as report
 from conformance.run import certification
 from conformance.run.shards import Shard
 
@@ -83,7 +83,7 @@ def _edit(path: Path, change) -> None:
 def test_combine_refuses_what_is_not_one_run(tmp_path, damage, said):
     one, two, three = run_shards(tmp_path, 3)
     paths = [one, two, three]
-    first_case = next(r for r in report.read(one).records)
+    first_case = next(r for r in report.read(one).records).to_json()
     if damage == "twice":
         paths = [one, two, two, three]
     elif damage == "missing-shard":
@@ -120,9 +120,9 @@ def test_generators_are_split_by_seed_and_budget(tmp_path):
                                                      shard=Shard(i, 2)), path)
         paths.append(path)
     lines = [report.read(p).generated[0] for p in paths]
-    assert lines[0]["seed"] != lines[1]["seed"] and [g["max_examples"] for g in lines] == [15, 15]
+    assert lines[0].seed != lines[1].seed and [g.max_examples for g in lines] == [15, 15]
     result = combine(*paths, out=tmp_path / "all.jsonl")
     assert result.exit_code == 0, result.output
     merged = report.read(tmp_path / "all.jsonl").generated[0]
-    assert merged["inputs_run"] == lines[0]["inputs_run"] + lines[1]["inputs_run"]
-    assert merged["seed"] == [lines[0]["seed"], lines[1]["seed"]]
+    assert merged.inputs_run == lines[0].inputs_run + lines[1].inputs_run
+    assert merged.seed == [lines[0].seed, lines[1].seed]

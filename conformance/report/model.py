@@ -29,11 +29,15 @@ class _Model(BaseModel):
 
 
 class _Line(_Model):
-    # Case lines leave out what is at its default (no mismatches, no detail): there are many of them.
+    # Case lines leave out what is at its default (no mismatches, no detail): there are many of them. They
+    # hold wire values, where a null is a value: only defaults are left out, never a None that was given.
     compact: ClassVar[bool] = False
 
     def to_json(self) -> dict[str, Any]:
-        data = self.model_dump(mode="json", exclude_none=True, exclude_defaults=self.compact, exclude={"type"})
+        if self.compact:
+            data = self.model_dump(mode="json", exclude_defaults=True, exclude={"type"})
+        else:
+            data = self.model_dump(mode="json", exclude_none=True, exclude={"type"})
         return {"type": getattr(self, "type"), **data}
 
 

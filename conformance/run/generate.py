@@ -247,7 +247,8 @@ def _round(
         report_multiple_bugs=True,
         suppress_health_check=list(HealthCheck),
         print_blob=False,
-    )(given(scope.restrict(surfaces.get(surface_name).inputs(), candidate.implementation.get("scope"), surface_name))(check)))
+    )(given(scope.restrict(surfaces.get(surface_name).inputs(), candidate.implementation.scope if candidate.implementation else None,
+                                      surface_name))(check)))
     try:
         # findings go to the report, not to stdout
         with with_reporter(lambda _message: None), _inputs_independent_of_imports():

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance import ORACLE_RELEASE
 from conformance.connection.connectors import connect
 from conformance.core import surfaces
 from conformance.corpus import cases as case_corpus
@@ -41,9 +42,10 @@ from conformance.kit import wire
 from conformance.report.model import Party
 from conformance.report.writer import ReportWriter, new_header
 from conformance.run import generate as generation
+from conformance.run.plan import DEFAULT_ORACLE
 from conformance.run.runner import Input, Oracle, run_inputs
 
-ORACLE = "harbor==0.13.1"
+ORACLE = DEFAULT_ORACLE
 EXEC_REFERENCE = f"exec:{sys.executable} -m conformance.reference"
 BENCH_SURFACES = ("reward.parse", "metric.compute", "pass_at_k", "reason.normalize", "evsys.metric")
 TARGETS = {  # what the figures should show on a 2-core machine
@@ -90,7 +92,7 @@ def corpus_for(surface: str, count: int) -> tuple[str, list[Input]]:
         values = bench_corpus(surface, count)
         return f"{len(values)} generated", [Input(f"{surface}::bench-{i}", surface, v) for i, v in enumerate(values)]
     loaded, _ = case_corpus.check_corpus(case_corpus.default_root())
-    chosen = case_corpus.select(loaded, [surface], "0.13.1")
+    chosen = case_corpus.select(loaded, [surface], ORACLE_RELEASE)
     return f"{len(chosen)} cases", [Input(c.id, surface, c.case.input) for c in chosen]
 
 
@@ -188,7 +190,7 @@ def raw_rate(surface: str, inputs: list[Input]) -> float:
 
     from conformance.connection.harbor import harbor_argv
 
-    python = harbor_argv("0.13.1")[0]
+    python = harbor_argv(ORACLE_RELEASE)[0]
     adapter = str(resources.files("oracles") / "harbor_adapter.py")
     kit = str(Path(wire.__file__).resolve().parent)
     with tempfile.TemporaryDirectory() as folder:

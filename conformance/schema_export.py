@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.connection import protocol
-from conformance.report import model as report_model
 from conformance.core import surfaces
 from conformance.corpus.cases import CaseFile
+from conformance.report import model as report_model
 from conformance.run.expectations import ExpectationFile
 
 VALUE_TAGS_NOTE = (

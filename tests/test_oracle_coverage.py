@@ -22,6 +22,7 @@ from conformance.kit import wire
 from conformance.oracle import coverage as oracle_coverage
 from conformance.oracle import environments as oracle_env
 from conformance.oracle.coverage import Never, Span, Target
+from conformance.run import coverage as coverage_run
 
 HARBOR = "0.13.1"
 VERIFIER = "harbor/verifier/verifier.py"
@@ -59,7 +60,7 @@ def one_txt_reward():
     def run(connection):
         replies.append(connection.run(1, "reward.parse", wire.encode({"reward_txt": b"1"})))
 
-    return replies, oracle_coverage.measure(run, harbor_version=HARBOR)
+    return replies, coverage_run.measure(run, harbor_version=HARBOR)
 
 
 def _target(result, name):

@@ -459,7 +459,8 @@ def coverage(
 ) -> None:
     """Line and branch coverage of harbor's scoring functions, reached by the cases and by the ci profile."""
     from conformance.kit import wire
-    from conformance.oracle.coverage import TARGETS, CoverageError, measure, table, unreachable_notes
+    from conformance.oracle.coverage import TARGETS, CoverageError, table, unreachable_notes
+    from conformance.run.coverage import measure
     from conformance.run.runner import Oracle
 
     sources = source or ["cases", "ci"]

@@ -32,13 +32,12 @@ from typing import Any
 
 from rich.table import Table
 
-from conformance.connection.base import Connection
-from conformance.connection.connectors import connect
-from conformance.connection.replies import Reply
+from conformance import ORACLE_RELEASE
+from conformance.errors import RunFailure
 from conformance.oracle import environments as oracle_env
 
 
-class CoverageError(RuntimeError):
+class CoverageError(RunFailure):
     """The coverage run or its analysis could not be done; the message says why."""
 
 
@@ -224,7 +223,7 @@ def _line_holding(source: tuple[str, ...], first: int, last: int, anchor: str, w
     return found[0]
 
 
-def resolve(harbor_version: str = "0.13.1", *, log: Callable[[str], object] = lambda message: None) -> list[Span]:
+def resolve(harbor_version: str = ORACLE_RELEASE, *, log: Callable[[str], object] = lambda message: None) -> list[Span]:
     """Every target of :data:`TARGETS`, located in that release's installed source."""
     env = oracle_env.ensure(harbor_version, coverage=True, log=log)
     site = _site(env)
@@ -353,7 +352,7 @@ class CoverageResult:
         }
 
 
-def analyse(data_file: Path, *, harbor_version: str = "0.13.1", lost_processes: int = 0,
+def analyse(data_file: Path, *, harbor_version: str = ORACLE_RELEASE, lost_processes: int = 0,
             log: Callable[[str], object] = lambda message: None) -> CoverageResult:
     """Read a coverage data file written by an instrumented oracle."""
     env = oracle_env.ensure(harbor_version, coverage=True, log=log)
@@ -375,44 +374,6 @@ def analyse(data_file: Path, *, harbor_version: str = "0.13.1", lost_processes: 
         else:
             targets.append(_target_coverage(span, measured))
     return CoverageResult(harbor_version, data["meta"]["version"], targets, lost_processes)
-
-
-class _Watched:
-    """The oracle connection, counting replies after which its process was gone (and its coverage with it)."""
-
-    def __init__(self, connection: Connection) -> None:
-        self._connection = connection
-        self.lost = 0
-
-    def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
-        reply = self._connection.run(seq, surface, input_wire)
-        if reply.kind in ("crash", "timeout", "protocol-error"):
-            self.lost += 1
-        return reply
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._connection, name)
-
-
-def measure(run: Callable[[Connection], None], *, harbor_version: str = "0.13.1",
-            log: Callable[[str], object] = lambda message: None) -> CoverageResult:
-    """Connect an instrumented harbor oracle, let ``run`` send it requests, close it, analyse."""
-    with tempfile.TemporaryDirectory(prefix="conformance-coverage-") as tmp:
-        data_file = Path(tmp) / "coverage.data"
-        connection = connect(f"harbor=={harbor_version}", coverage_data=data_file, log=log)
-        watched = _Watched(connection)
-        try:
-            run(watched)
-        finally:
-            connection.close()  # `stop`: the adapter returns, coverage.py saves at exit
-        process = getattr(connection, "process", None)
-        if process is not None and process.popen.returncode != 0:
-            watched.lost += 1
-        if watched.lost:
-            log(f"{watched.lost} oracle process(es) ended abnormally: the coverage they gathered is missing")
-        if not data_file.exists():
-            raise CoverageError("the instrumented oracle saved no coverage data (it did not exit normally)")
-        return analyse(data_file, harbor_version=harbor_version, lost_processes=watched.lost, log=log)
 
 
 def table(result: CoverageResult, title: str) -> Table:

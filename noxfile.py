@@ -1,5 +1,6 @@
 """CI sessions: `nox -s tests`, `nox -s certify -- [SPEC]`, `nox -s lint`, `nox -s coverage`,
-`nox -s upgrade-gate -- [VERSION]`, `nox -s harbor-changes`, `nox -s bench`, `nox -s explore-sharded`."""
+`nox -s upgrade-gate -- [VERSION]`, `nox -s harbor-changes`, `nox -s bench`, `nox -s explore-sharded`,
+`nox -s offline` (the tests that need no oracle)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,13 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def offline(session: nox.Session) -> None:
+    """The suite's own tests that start no oracle: the quick tier, well under a minute."""
+    session.install("-e", ".[test]")
+    session.run("pytest", "-m", "not oracle", "-n", "auto", *session.posargs)
+
+
+@nox.session
 def certify(session: nox.Session) -> None:
     """Certify a candidate (default: the built-in reference) against harbor 0.13.1."""
     session.install("-e", ".")
@@ -29,9 +37,10 @@ def certify(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff, the case corpus check, and the published JSON Schemas being up to date."""
-    session.install("-e", ".", "ruff")
+    """ruff, mypy (strict on the harness), the case corpus check, and the published JSON Schemas being up to date."""
+    session.install("-e", ".[dev]")
     session.run("ruff", "check", "conformance", "oracles", "tests", "noxfile.py")
+    session.run("mypy", "conformance")
     session.run("conformance", "cases", "check")
     session.run("conformance", "schemas", "--check")
 

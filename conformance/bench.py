@@ -30,11 +30,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from conformance import ORACLE_RELEASE
+from conformance.connection.base import Connection
 from conformance.connection.connectors import connect
 from conformance.core import surfaces
 from conformance.corpus import cases as case_corpus
@@ -110,7 +112,7 @@ def _nodes(inputs: list[Input]) -> float:
 REPEAT = 2  # each rate is the best of this many runs: the machine's noise only ever slows a run down
 
 
-def best(measure, *args: Any) -> float:
+def best(measure: Callable[..., float], *args: Any) -> float:
     return max(measure(*args) for _ in range(REPEAT))
 
 
@@ -127,7 +129,7 @@ def wire_round_trip(inputs: list[Input]) -> float:
     return len(values) / (time.perf_counter() - started)
 
 
-def through_runner(inputs: list[Input], candidate, oracle: Oracle) -> float:
+def through_runner(inputs: list[Input], candidate: Connection, oracle: Oracle) -> float:
     """Inputs per second through the runner, each record written to a report as certify writes it."""
     with tempfile.TemporaryDirectory() as folder:
         head = new_header(oracle=Party(spec=oracle.spec), candidate=Party(spec=candidate.spec.text), nan_policy="",
@@ -179,7 +181,9 @@ def record(inputs: list[Input], oracle: Oracle) -> list[Input]:
     out = []
     for start in range(0, len(inputs), 256):
         chunk = inputs[start:start + 256]
-        replies = _ask(oracle.for_surface(surface), surface.name, [wire.encode(i.value) for i in chunk])
+        live = oracle.for_surface(surface)
+        assert live is not None, "recording needs a live oracle"
+        replies = _ask(live, surface.name, [wire.encode(i.value) for i in chunk])
         out += [Input(i.id, i.surface, i.value, r.result(surface)) for i, r in zip(chunk, replies, strict=True)]
     return [i for i in out if i.recorded is not None]
 
@@ -201,7 +205,7 @@ def raw_rate(surface: str, inputs: list[Input]) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def examples_per_second(surface: str, candidate, oracle: Oracle) -> float:
+def examples_per_second(surface: str, candidate: Connection, oracle: Oracle) -> float:
     profile = generation.PROFILES["ci"]
     started = time.perf_counter()
     result = generation.generate(surface, candidate, oracle, profile=profile, seed=profile.fixed_seed or 0)
@@ -326,14 +330,15 @@ def table(results: Results) -> str:
     return "\n".join(lines)
 
 
-def _against_targets(results: Results):
+def _against_targets(results: Results) -> Iterator[tuple[str, float, float, bool]]:
     rates, runs = results.rates, results.runs
     for surface in ("metric.compute", "pass_at_k"):
         if surface in rates:
             yield (f"{surface} exec inputs/s (recorded oracle)", TARGETS[f"{surface} exec inputs/s"],
                    rates[surface]["exec_recorded"], False)
     if "reward.parse" in rates:
-        yield "reward.parse exec / raw", TARGETS["reward.parse exec / raw"], rates["reward.parse"]["exec_over_raw"], False
+        yield ("reward.parse exec / raw", TARGETS["reward.parse exec / raw"], rates["reward.parse"]["exec_over_raw"],
+               False)
     if "warm" in runs:
         yield "warm certify s", TARGETS["warm certify s"], runs["warm"]["seconds"], True
         yield "harness MB", TARGETS["harness MB"], runs["warm"]["harness_mb"], True

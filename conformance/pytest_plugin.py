@@ -8,13 +8,21 @@ pytest-xdist worker opens its own oracle and candidate connections.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from _pytest._code.code import TerminalRepr, TracebackStyle
 
+from conformance.connection.breaker import Breaker
+from conformance.connection.connectors import connect
 from conformance.core import scope, surfaces
+from conformance.core.outcomes import Outcome
 from conformance.corpus import cases as case_corpus
+from conformance.report.model import CaseLine
 from conformance.run.plan import DEFAULT_ORACLE
+from conformance.run.runner import Oracle, run_case
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -31,13 +39,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 class _Connections:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self._candidate = None
-        self._oracle = None
+        self._candidate: Breaker | None = None
+        self._oracle: Oracle | None = None
 
-    def candidate(self):
-        from conformance.connection.breaker import Breaker
-        from conformance.connection.connectors import connect
-
+    def candidate(self) -> Breaker:
         if self._candidate is None:
             option = self.config.getoption
             # A candidate that keeps crashing fails the remaining items at once (outcome "broken").
@@ -46,10 +51,7 @@ class _Connections:
                                               validate=option("validate_protocol")))
         return self._candidate
 
-    def oracle(self):
-        from conformance.connection.connectors import connect
-        from conformance.run.runner import Oracle
-
+    def oracle(self) -> Oracle:
         if self._oracle is None:
             spec = self.config.getoption("oracle")
             self._oracle = Oracle(None if spec == "recorded" else connect(spec))
@@ -76,7 +78,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         config.stash[_KEY].close()
 
 
-def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
     if not parent.config.getoption("candidate"):
         return None
     if file_path.suffix == ".yaml" and file_path.parent.name in surfaces.SURFACES:
@@ -85,7 +87,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
 
 
 class CaseFile(pytest.File):
-    def collect(self):
+    def collect(self) -> Iterator[CaseItem]:
         loaded, errors = case_corpus.load_file(self.path)
         if errors:
             raise case_corpus.CorpusError(errors)
@@ -94,16 +96,14 @@ class CaseFile(pytest.File):
 
 
 class CaseItem(pytest.Item):
-    def __init__(self, *, loaded: case_corpus.LoadedCase, **kwargs) -> None:
+    def __init__(self, *, loaded: case_corpus.LoadedCase, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.loaded = loaded
         for tag in loaded.case.tags:
             self.add_marker(pytest.mark.conformance_tag(tag))
-        self.record = None
+        self.record: CaseLine | None = None
 
     def runtest(self) -> None:
-        from conformance.run.runner import run_case
-
         connections = self.config.stash[_KEY]
         oracle = connections.oracle()
         version = oracle.implementation.version if oracle.connection else None
@@ -113,21 +113,22 @@ class CaseItem(pytest.Item):
         claimed = candidate.implementation.scope if candidate.implementation is not None else None
         if not scope.claims(claimed, self.loaded.case.surface, self.loaded.case.input):
             pytest.skip(f"{self.loaded.id} is outside what {candidate.spec} claims: {claimed}")
-        self.record = run_case(self.loaded, candidate, oracle)
-        if self.record.outcome != "pass" or self.record.recording == "stale":
-            raise CaseFailure(self.record)
+        record = self.record = run_case(self.loaded, candidate, oracle)
+        if record.outcome is not Outcome.PASS or record.stale:
+            raise CaseFailure(record)
 
-    def repr_failure(self, excinfo, style=None):
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
+                     style: TracebackStyle | None = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, CaseFailure):
             return excinfo.value.describe()
         return super().repr_failure(excinfo, style)
 
-    def reportinfo(self):
+    def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.loaded.line - 1, self.loaded.id
 
 
 class CaseFailure(Exception):
-    def __init__(self, record) -> None:
+    def __init__(self, record: CaseLine) -> None:
         super().__init__(record.id)
         self.record = record
 

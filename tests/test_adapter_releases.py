@@ -17,7 +17,8 @@ from conformance.kit import wire
 pytestmark = pytest.mark.oracle
 
 ONE_TRIAL = {"agents": [{"name": "nop"}], "tasks": [{"name": "a", "trials": [{"reward_txt": b"1"}]}]}
-PLANTED_ONLY = {"agents": [{"name": "nop"}], "tasks": [{"name": "a", "trials": [{"before_verifier": {"reward_txt": b"1"}}]}]}
+PLANTED_ONLY = {"agents": [{"name": "nop"}],
+                "tasks": [{"name": "a", "trials": [{"before_verifier": {"reward_txt": b"1"}}]}]}
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,8 @@ def test_the_scripted_agent_serves_releases_that_ask_its_class_for_a_name(harbor
     reply = _run(harbor(version), "job.result", ONE_TRIAL)
     assert reply.kind == "output", f"harbor {version} raised {reply.value}: {reply.detail}"
     trial = reply.value["trials"][0]
-    assert (trial["agent"], trial["verifier_result"], trial["exception_type"]) == ("nop", {"rewards": {"reward": 1.0}}, None)
+    assert (trial["agent"], trial["verifier_result"], trial["exception_type"]) == (
+        "nop", {"rewards": {"reward": 1.0}}, None)
     assert list(reply.value["stats"]["evals"]) == ["nop__adhoc"]
 
 

@@ -129,7 +129,8 @@ def test_junit_counts_each_outcome_where_ci_systems_look(mixed):
     suites = {s.get("name"): s for s in root.findall("testsuite")}
     parse = suites["reward.parse"]
     # 5 cases + the generated-inputs testcase; fail, xpass and the generated divergence are failures.
-    assert (parse.get("tests"), parse.get("failures"), parse.get("errors"), parse.get("skipped")) == ("6", "3", "1", "1")
+    counts = (parse.get("tests"), parse.get("failures"), parse.get("errors"), parse.get("skipped"))
+    assert counts == ("6", "3", "1", "1")
     cases = {c.get("name"): c for c in parse.findall("testcase")}
     assert cases["reward.parse::bad"].find("failure").get("type") == "fail"
     assert cases["reward.parse::died"].find("error").get("type") == "crash"

@@ -64,7 +64,8 @@ def test_a_killed_run_is_summarised_and_resumed_without_repeating_finished_cases
     ids = [r.id for r in done.records]
     assert len(ids) == 44 and len(set(ids)) == 44 and done.footer.total == 44 and not done.truncated
     assert [r.id for r in done.records[:finished]] == [r.id for r in interrupted.records]
-    assert [r.model_dump() for r in done.header.resumed] == [{"started_at": interrupted.header.started_at, "kept": finished}]
+    resumed = [r.model_dump() for r in done.header.resumed]
+    assert resumed == [{"started_at": interrupted.header.started_at, "kept": finished}]
     assert done.footer.conforms is True
 
 

@@ -78,7 +78,7 @@ def candidate(target: str) -> Candidate:
     wrapped.scope = {"evsys.metric": {"metric": [name]}}
 
     @wrapped.surface("evsys.metric")
-    def compute(request: dict) -> Any:
+    def compute(request: dict[str, Any]) -> Any:
         if request["metric"] != name:
             raise SkipSurface(f"this plugin is the metric {name!r}, not {request['metric']!r}")
         return plugin.compute(request["task_rewards"])

@@ -27,7 +27,8 @@ def adapter_path() -> Path:
     return Path(str(resources.files("oracles") / "harbor_adapter.py"))
 
 
-def harbor_argv(harbor_version: str, *, coverage_data: Path | None = None, settings: Settings | None = None) -> list[str]:
+def harbor_argv(harbor_version: str, *, coverage_data: Path | None = None,
+                settings: Settings | None = None) -> list[str]:
     """The command that runs harbor's own code for one release behind the protocol.
 
     With ``coverage_data``, the adapter runs under coverage.py (line and branch)

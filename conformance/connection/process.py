@@ -15,7 +15,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from conformance.connection import replies
 from conformance.connection.base import (
@@ -32,16 +32,16 @@ from conformance.connection.spec import Spec
 from conformance.core.outcomes import ProtocolError, ReplyKind
 from conformance.kit import wire
 
+_OVERSIZED = object()  # put on the line queue after a line too long
+
 
 @dataclass
 class _Process:
-    popen: subprocess.Popen
-    lines: queue.Queue  # raw lines; None at end of file; _OVERSIZED after a line too long
-    stderr: collections.deque = field(default_factory=lambda: collections.deque(maxlen=200))
+    popen: subprocess.Popen[bytes]
+    stdin: IO[bytes]
+    lines: queue.Queue[bytes | object | None]  # raw lines; None at end of file; _OVERSIZED after a line too long
+    stderr: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=200))
     stderr_reader: threading.Thread | None = None
-
-
-_OVERSIZED = object()
 
 
 class Subprocess(Closing):
@@ -71,6 +71,12 @@ class Subprocess(Closing):
             shutil.rmtree(self.workdir, ignore_errors=True)
             raise
 
+    @property
+    def _live(self) -> _Process:
+        """The running process: only asked for between a start and the next kill."""
+        assert self.process is not None, "no process is running"
+        return self.process
+
     def _spawn(self) -> _Process:
         try:
             popen = subprocess.Popen(
@@ -79,11 +85,13 @@ class Subprocess(Closing):
             )
         except OSError as e:
             raise ConnectError(f"{self.spec}: cannot start {self.argv[0]!r}: {e}") from None
-        proc = _Process(popen, queue.Queue())
+        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None  # all piped
+        stdout, stderr = popen.stdout, popen.stderr
+        proc = _Process(popen, popen.stdin, queue.Queue())
         limit = self.max_line_bytes
 
         def read_stdout() -> None:
-            while raw := popen.stdout.readline(limit + 1):
+            while raw := stdout.readline(limit + 1):
                 if len(raw) > limit:
                     proc.lines.put(_OVERSIZED)  # the process is killed; the rest of the line is not read
                     return
@@ -91,7 +99,7 @@ class Subprocess(Closing):
             proc.lines.put(None)
 
         def read_stderr() -> None:
-            for raw in iter(popen.stderr.readline, b""):
+            for raw in iter(stderr.readline, b""):
                 proc.stderr.append(raw.decode("utf-8", "replace").rstrip("\n"))
 
         threading.Thread(target=read_stdout, daemon=True).start()
@@ -102,8 +110,8 @@ class Subprocess(Closing):
 
     def _send(self, message: dict[str, Any]) -> bool:
         try:
-            self.process.popen.stdin.write((wire.dumps(message) + "\n").encode())
-            self.process.popen.stdin.flush()
+            self._live.stdin.write((wire.dumps(message) + "\n").encode())
+            self._live.stdin.flush()
             return True
         except (BrokenPipeError, OSError, ValueError):
             return False
@@ -111,7 +119,7 @@ class Subprocess(Closing):
     def _receive(self, timeout: float) -> tuple[str, Any]:
         """('line', message) | ('eof', None) | ('timeout', None) | ('error', protocol-error Reply)."""
         try:
-            raw = self.process.lines.get(timeout=timeout)
+            raw = self._live.lines.get(timeout=timeout)
         except queue.Empty:
             return "timeout", None
         return self._parsed(raw)
@@ -128,17 +136,17 @@ class Subprocess(Closing):
     def _unsolicited(self) -> Reply | None:
         """A line already waiting before a request is sent: nobody asked for it."""
         try:
-            raw = self.process.lines.get_nowait()
+            raw = self._live.lines.get_nowait()
         except queue.Empty:
             return None
         status, parsed = self._parsed(raw)
         if status == "eof":
-            self.process.lines.put(None)  # the process is gone; the request finds out
+            self._live.lines.put(None)  # the process is gone; the request finds out
             return None
-        if status == "error":
+        if isinstance(parsed, Reply):  # the line itself broke the protocol
             return parsed
-        return replies.protocol_error(
-            ProtocolError.UNSOLICITED_REPLY, f"a line written while no request was outstanding: {wire.dumps(parsed)[:200]}")
+        return replies.protocol_error(ProtocolError.UNSOLICITED_REPLY,
+                                      f"a line written while no request was outstanding: {wire.dumps(parsed)[:200]}")
 
     def stderr_tail(self, lines: int = 20) -> str:
         if not self.process:
@@ -211,7 +219,7 @@ class Subprocess(Closing):
             return self._lost(Reply(ReplyKind.TIMEOUT, detail=f"no reply within {self.timeout:g}s"))
         if status == "eof":
             self._kill()
-            code = self.process.popen.returncode
+            code = self._live.popen.returncode
             return Reply(ReplyKind.CRASH, detail=f"exited with status {code}\n{self.stderr_tail()}")
         if status == "error":
             return self._lost(message)
@@ -265,7 +273,7 @@ class Subprocess(Closing):
         if self.process and self.process.popen.poll() is None:
             self._send({"cmd": "stop"})
             try:
-                self.process.popen.stdin.close()
+                self.process.stdin.close()
             except OSError:
                 pass
             try:

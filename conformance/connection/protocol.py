@@ -166,21 +166,22 @@ class BatchReply(_Message):
     seq: int = Field(description="The batch's seq.")
     replies: list[RunReply] = Field(description="One run reply per item, in the items' order.")
 
-REQUEST_ADAPTER: TypeAdapter = TypeAdapter(Request)
-STARTED_ADAPTER: TypeAdapter = TypeAdapter(Started)
-RUN_REPLY_ADAPTER: TypeAdapter = TypeAdapter(RunReply)
-BATCH_REPLY_ADAPTER: TypeAdapter = TypeAdapter(BatchReply)
+REQUEST_ADAPTER: TypeAdapter[Start | Run | Batch | Stop] = TypeAdapter(Request)
+STARTED_ADAPTER: TypeAdapter[Started] = TypeAdapter(Started)
+RUN_REPLY_ADAPTER: TypeAdapter[OutputReply | RaisedReply | SkippedReply | ErroredReply] = TypeAdapter(RunReply)
+BATCH_REPLY_ADAPTER: TypeAdapter[BatchReply] = TypeAdapter(BatchReply)
 
 
 def schemas() -> dict[str, dict[str, Any]]:
     """JSON Schemas of every message, keyed by file name."""
     out = {}
-    for name, adapter in {
+    adapters: dict[str, TypeAdapter[Any]] = {
         "request": REQUEST_ADAPTER,
         "started": STARTED_ADAPTER,
         "run-reply": RUN_REPLY_ADAPTER,
         "batch-reply": BATCH_REPLY_ADAPTER,
-    }.items():
+    }
+    for name, adapter in adapters.items():
         schema = adapter.json_schema()
         _point_at_wire_value(schema)
         schema.setdefault("$defs", {})["WireValue"] = WIRE_VALUE_SCHEMA

@@ -97,10 +97,12 @@ def parse_line(raw: bytes) -> tuple[Any, Reply | None]:
         message = wire.loads(raw)
     except wire.WireError as e:
         if not text.lstrip().startswith(("{", "[")):
-            return None, protocol_error(ProtocolError.NOT_PROTOCOL, f"a line on stdout that is not a protocol message: {shown}")
+            return None, protocol_error(ProtocolError.NOT_PROTOCOL,
+                                        f"a line on stdout that is not a protocol message: {shown}")
         if _cut_short(text):
             return None, protocol_error(
-                ProtocolError.SPLIT_REPLY, f"a line holding only the start of a JSON message (one message per line): {shown}")
+                ProtocolError.SPLIT_REPLY,
+                f"a line holding only the start of a JSON message (one message per line): {shown}")
         return None, protocol_error(ProtocolError.MALFORMED_JSON, f"{e}: {shown}")
     if not isinstance(message, dict):
         return None, protocol_error(ProtocolError.NOT_PROTOCOL, f"a JSON line that is not an object: {shown}")
@@ -126,7 +128,8 @@ def interpret(reply: Any, seq: int, answered: frozenset[int] | set[int] = frozen
     got = reply.get("seq")
     if got != seq:
         if isinstance(got, int) and got in answered:
-            return protocol_error(ProtocolError.UNSOLICITED_REPLY, f"a second reply to request seq {got}, read as the reply to "
+            return protocol_error(ProtocolError.UNSOLICITED_REPLY,
+                                  f"a second reply to request seq {got}, read as the reply to "
                                                        f"seq {seq}")
         return protocol_error(ProtocolError.WRONG_SEQ, f"reply seq {got!r} for request seq {seq}")
     keys = set(reply) - {"seq"}
@@ -141,12 +144,14 @@ def interpret(reply: Any, seq: int, answered: frozenset[int] | set[int] = frozen
         return Reply(ReplyKind.SKIPPED, detail=reply["skipped"]["reason"])
     if keys == {"errored"} and isinstance(reply["errored"], dict) and isinstance(reply["errored"].get("message"), str):
         err = reply["errored"]
-        return Reply(ReplyKind.ERRORED, detail=str(err.get("message", "")) + ("\n" + err["traceback"] if err.get("traceback") else ""))
-    return protocol_error(ProtocolError.INVALID_REPLY, f"reply has neither output, raised, skipped nor errored: {sorted(keys)}")
+        traceback = "\n" + err["traceback"] if err.get("traceback") else ""
+        return Reply(ReplyKind.ERRORED, detail=str(err.get("message", "")) + traceback)
+    return protocol_error(ProtocolError.INVALID_REPLY,
+                          f"reply has neither output, raised, skipped nor errored: {sorted(keys)}")
 
 
 @cache
-def _validator(name: str):
+def _validator(name: str) -> Any:
     import jsonschema
 
     schema = json.loads((resources.files("conformance") / "schemas" / name).read_text(encoding="utf-8"))
@@ -160,11 +165,13 @@ def schema_problems(message: Any, schema: str) -> list[str]:
     can act on (and because JSON Schema counts 3.0 as an integer, where the
     protocol's integers are JSON integer tokens); then the schema file itself.
     """
-    from pydantic import ValidationError
+    from pydantic import TypeAdapter, ValidationError
 
     from conformance.connection.protocol import RUN_REPLY_ADAPTER, STARTED_ADAPTER
 
-    adapter = {"protocol-run-reply.json": RUN_REPLY_ADAPTER, "protocol-started.json": STARTED_ADAPTER}[schema]
+    adapters: dict[str, TypeAdapter[Any]] = {"protocol-run-reply.json": RUN_REPLY_ADAPTER,
+                                             "protocol-started.json": STARTED_ADAPTER}
+    adapter = adapters[schema]
     try:
         adapter.validate_python(message, strict=True)
     except ValidationError as e:
@@ -195,6 +202,7 @@ def checked(message: Any, seq: int, surface: str, implementation: Implementation
             return protocol_error(ProtocolError.SCHEMA_VIOLATION, "protocol-run-reply.json: " + "; ".join(problems))
     declared = implementation.surfaces
     if surface not in declared and reply.kind is not ReplyKind.SKIPPED:
-        return protocol_error(ProtocolError.UNDECLARED_SURFACE, f"an answer for {surface}, which the handshake's `surfaces` "
+        return protocol_error(ProtocolError.UNDECLARED_SURFACE,
+                              f"an answer for {surface}, which the handshake's `surfaces` "
                                                     f"{declared} does not list (answer `skipped`, or list it)")
     return reply

@@ -80,13 +80,14 @@ def smoke(spec: Spec, inputs: dict[str, Any], *, timeout: float = DEFAULT_TIMEOU
             seq += 1
             reply = connection.run(seq, name, wire.encode(inputs[name]))
             ok = reply.kind in ANSWERS
-            checks.append(Check(f"run {name}", ok, _answered(reply) if ok else
-                                f"{reply.error or reply.kind}: {reply.detail.strip()[:600]}", "" if ok else _hint(reply)))
+            said = _answered(reply) if ok else f"{reply.error or reply.kind}: {reply.detail.strip()[:600]}"
+            checks.append(Check(f"run {name}", ok, said, "" if ok else _hint(reply)))
         seq += 1
         reply = connection.run(seq, UNSERVED, None)
-        checks.append(Check(f"run {UNSERVED}", reply.kind is ReplyKind.SKIPPED, _answered(reply) if reply.kind is not ReplyKind.PROTOCOL_ERROR
-                            else f"{reply.error}: {reply.detail.strip()[:600]}",
-                            "" if reply.kind is ReplyKind.SKIPPED else
+        skipped = reply.kind is ReplyKind.SKIPPED
+        said = (_answered(reply) if reply.kind is not ReplyKind.PROTOCOL_ERROR
+                else f"{reply.error}: {reply.detail.strip()[:600]}")
+        checks.append(Check(f"run {UNSERVED}", skipped, said, "" if skipped else
                             "answer a surface you do not serve with {\"seq\": N, \"skipped\": {\"reason\": \"...\"}}"))
     finally:
         stopped = connection.close()

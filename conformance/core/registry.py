@@ -19,10 +19,12 @@ from importlib import metadata
 from types import ModuleType
 from typing import Generic, TypeVar
 
+from conformance.errors import UsageError
+
 T = TypeVar("T")
 
 
-class RegistryError(LookupError):
+class RegistryError(UsageError, LookupError):
     """An unknown name, a name registered twice, or an entry point that does not load."""
 
 

@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from conformance.core import surfaces
 from conformance.core.compare import Result
 from conformance.corpus.yaml_values import AliasError, CaseLoader, lint
+from conformance.errors import UsageError
 
 ID_PATTERN = r"^[a-z][a-z0-9_.]*::[a-z0-9][a-z0-9._-]*$"
 
@@ -113,7 +114,9 @@ class CaseError:
         return f"{where}: [{self.case_id}] {self.message}" if self.case_id else f"{where}: {self.message}"
 
 
-class CorpusError(Exception):
+class CorpusError(UsageError):
+    """Case files that do not load; each error names its file, line and case id."""
+
     def __init__(self, errors: list[CaseError]) -> None:
         self.errors = errors
         super().__init__("\n".join(map(str, errors)))

@@ -41,11 +41,12 @@ def expect_line(connection: Connection, surface: str, value: object) -> tuple[st
     return render_expect(result), ""
 
 
-def _case_ends(text: str) -> dict[str, int]:
+def _case_ends(text: str) -> dict[str | None, int]:
     """Each case id -> the index of the line after its last non-blank, non-comment line."""
     lines = text.splitlines()
-    starts = [(first - 1, case_id) for _, case_id, first, _ in case_corpus.case_nodes(yaml.compose(text, Loader=CaseLoader))]
-    ends = {}
+    nodes = case_corpus.case_nodes(yaml.compose(text, Loader=CaseLoader))
+    starts = [(first - 1, case_id) for _, case_id, first, _ in nodes]
+    ends: dict[str | None, int] = {}
     for (start, case_id), following in itertools.zip_longest(starts, starts[1:], fillvalue=(len(lines), None)):
         end = following[0]
         while end > start and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")):

@@ -30,10 +30,12 @@ from pathlib import Path
 
 import platformdirs
 
+from conformance.errors import UsageError
+
 PYTHON_SERIES = "3.12"
 
 
-class OracleSetupError(RuntimeError):
+class OracleSetupError(UsageError):
     """The oracle environment cannot be created; the message says what to do."""
 
 

@@ -29,6 +29,8 @@ class _Model(BaseModel):
 
 
 class _Line(_Model):
+    type: str  # each line type narrows it to its literal
+
     # Case lines leave out what is at its default (no mismatches, no detail): there are many of them. They
     # hold wire values, where a null is a value: only defaults are left out, never a None that was given.
     compact: ClassVar[bool] = False
@@ -38,7 +40,7 @@ class _Line(_Model):
             data = self.model_dump(mode="json", exclude_defaults=True, exclude={"type"})
         else:
             data = self.model_dump(mode="json", exclude_none=True, exclude={"type"})
-        return {"type": getattr(self, "type"), **data}
+        return {"type": self.type, **data}
 
 
 # -- header ------------------------------------------------------------------

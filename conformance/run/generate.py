@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,7 +106,7 @@ def divergence_type(kind: tuple[str, ...]) -> type[Divergence]:
 
 
 @contextmanager
-def _inputs_independent_of_imports():
+def _inputs_independent_of_imports() -> Iterator[None]:
     """Keep Hypothesis from mixing literals of locally imported modules into its draws.
 
     Hypothesis mines constants from every non-site-packages module in
@@ -210,6 +210,7 @@ def _round(
     import hypothesis
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis.reporting import with_reporter
+    from hypothesis.strategies import SearchStrategy
 
     latest: dict[tuple[str, ...], CaseLine] = {}
     calls = 0
@@ -238,7 +239,9 @@ def _round(
         raise divergence_type(kind)(record.id)
 
     phases = [Phase.explicit, Phase.generate, Phase.shrink] + ([Phase.target] if profile.target_ulps else [])
-    test: Callable[[], None] = hypothesis.seed(seed)(settings(
+    claimed = candidate.implementation.scope if candidate.implementation is not None else None
+    inputs: SearchStrategy[Any] = scope.restrict(surfaces.get(surface_name).inputs(), claimed, surface_name)
+    configured = settings(
         max_examples=budget,
         database=None,
         deadline=None,
@@ -247,8 +250,9 @@ def _round(
         report_multiple_bugs=True,
         suppress_health_check=list(HealthCheck),
         print_blob=False,
-    )(given(scope.restrict(surfaces.get(surface_name).inputs(), candidate.implementation.scope if candidate.implementation else None,
-                                      surface_name))(check)))
+    )
+    property_test = given(inputs)(check)
+    test: Callable[[], None] = hypothesis.seed(seed)(configured(property_test))
     try:
         # findings go to the report, not to stdout
         with with_reporter(lambda _message: None), _inputs_independent_of_imports():

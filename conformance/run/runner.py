@@ -152,7 +152,8 @@ def _ask(connection: Connection, surface: str, inputs: list[Any]) -> list[Reply]
     if not items:
         return []
     answers = connection.run_batch(items) if len(items) > 1 else [None]
-    return [answer if answer is not None else connection.run(*item) for item, answer in zip(items, answers, strict=True)]
+    return [answer if answer is not None else connection.run(*item)
+            for item, answer in zip(items, answers, strict=True)]
 
 
 def _run_chunk(chunk: list[Input], candidate: Connection, oracle: Oracle, policy: NanPolicy | None) -> list[CaseLine]:
@@ -186,10 +187,10 @@ def _run_chunk(chunk: list[Input], candidate: Connection, oracle: Oracle, policy
                 result = reply.result(surface)
                 if result is None:
                     records[i].outcome, records[i].detail = Outcome.ERROR, f"oracle {reply.kind}: {reply.detail}"
-                elif chunk[i].recorded is None:
+                elif (recorded := chunk[i].recorded) is None:
                     records[i].recording = "missing"
                 else:
-                    records[i].recording_mismatches = compare(chunk[i].recorded, result, policy, surface.unordered)
+                    records[i].recording_mismatches = compare(recorded, result, policy, surface.unordered)
                     records[i].recording = "stale" if records[i].recording_mismatches else "agrees"
                 expected[i] = result
 

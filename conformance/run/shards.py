@@ -157,9 +157,9 @@ def _merged(parts: list[tuple[str, Report, tuple[Header, ShardInfo]]], count: in
         for problem in report.candidate_problems:
             lines.append(problem)
             tally.candidate_problems.append(problem)
-    for record in lines:
-        if isinstance(record, CaseLine):
-            tally.add(record)
+    for entry in lines:
+        if isinstance(entry, CaseLine):
+            tally.add(entry)
     for surface, line in generated.items():
         line.seed = seeds[surface]
         surface_findings = [r for r in findings.values() if r.surface == surface]

@@ -1,0 +1,137 @@
+"""What the command prints, in one place: errors, a run's problems, its tables, its verdict.
+
+Tables and verdicts go to stdout; logs, progress and errors to stderr.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from conformance.core.outcomes import Outcome
+from conformance.errors import HarnessError
+from conformance.report.markdown import shown_outcomes
+from conformance.report.model import CaseLine
+from conformance.report.writer import Tally
+
+console = Console(stderr=True, soft_wrap=True)
+out = Console(soft_wrap=True)
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def log(message: str) -> None:
+    console.print(message, highlight=False)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
+    return typer.Exit(code)
+
+
+def refused(error: HarnessError, prefix: str = "") -> typer.Exit:
+    """An error of the harness: its details (e.g. each corpus problem), then the reason; its exit status."""
+    for line in error.details:
+        console.print(line, markup=False, highlight=False)
+    return fail(prefix + str(error), error.exit_code)
+
+
+def guarded(command: Callable[P, R]) -> Callable[P, R]:
+    """A command whose harness errors are printed (details, then the reason) and become its exit status."""
+
+    @functools.wraps(command)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except HarnessError as e:
+            raise refused(e) from None
+
+    return run
+
+
+def outcome_table(tally: Tally, title: str) -> Table:
+    shown = shown_outcomes(tally)
+    table = Table(title=title)
+    table.add_column("surface", no_wrap=True, min_width=14)
+    for name in ("cases", *shown):
+        table.add_column(name.replace("protocol-error", "protocol"), justify="right", no_wrap=True)
+    for surface, counts in sorted(tally.by_surface.items()):
+        total = sum(counts.values())
+        table.add_row(surface, str(total), *(str(counts.get(n, 0)) for n in shown))
+    table.add_row("[b]all[/b]", str(tally.total), *(str(tally.outcomes.get(n, 0)) for n in shown))
+    return table
+
+
+def generated_table(tally: Tally) -> Table:
+    table = Table(title="generated inputs")
+    for name in ("surface", "profile", "seed", "inputs run", "divergences"):
+        table.add_column(name, justify="left" if name in ("surface", "profile") else "right", no_wrap=True)
+    for surface, line in sorted(tally.generated.items()):
+        found = str(len(line.divergences)) + (" + error" if line.error else "")
+        seed = ", ".join(map(str, line.seed)) if isinstance(line.seed, list) else str(line.seed)
+        table.add_row(surface, line.profile, seed, str(line.inputs_run), found)
+    return table
+
+
+def input_text(record: CaseLine, limit: int = 300) -> str:
+    text = repr(record.decoded_input)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def print_problems(records: list[CaseLine], limit: int = 40) -> None:
+    shown = 0
+    for record in records:
+        if record.conforms and not record.stale:
+            continue
+        shown += 1
+        if shown > limit:
+            out.print("... and more; see the report", highlight=False)
+            break
+        named = f" ({record.protocol_error})" if record.protocol_error else ""
+        out.print(f"[b]{record.outcome.upper()}[/b] {escape(record.id)}{named}", highlight=False)
+        if record.generated:
+            out.print(f"    input: {input_text(record)}", highlight=False, markup=False)
+        for m in record.mismatches:
+            out.print(f"    {m.describe()}", highlight=False, markup=False)
+        if record.stale:
+            out.print("    the live oracle disagrees with the case's recorded result:", highlight=False)
+            for m in record.recording_mismatches:
+                out.print(f"    {m.describe('recorded', 'oracle')}", highlight=False, markup=False)
+        if record.detail:
+            out.print("    " + record.detail.strip().replace("\n", "\n    ")[:2000], highlight=False, markup=False)
+
+
+def print_tables(tally: Tally, title: str) -> None:
+    if tally.total:
+        out.print(outcome_table(tally, title))
+    if tally.generated:
+        out.print(generated_table(tally))
+    for error in tally.generator_errors:
+        out.print(f"[red]generator error[/red] {error}", highlight=False)
+
+
+def print_verdict(candidate: str, tally: Tally, conforms: bool, path: Path) -> None:
+    verdict = "[green]conforms[/green]" if conforms else "[red]does not conform[/red]"
+    counts = [f"{tally.outcomes[Outcome.PASS]}/{tally.total} cases pass"] if tally.total else []
+    if tally.outcomes[Outcome.XFAIL]:
+        counts.append(f"{tally.outcomes[Outcome.XFAIL]} known divergence(s)")
+    if tally.generated:
+        counts.append(f"{len(tally.findings)} generated divergence(s)")
+    if tally.stale_expectations:
+        counts.append(f"{len(tally.stale_expectations)} stale expectation(s): {', '.join(tally.stale_expectations)}")
+    if tally.protocol_errors:
+        counts.append("protocol errors: "
+                      + ", ".join(f"{n} {name}" for name, n in sorted(tally.protocol_errors.items())))
+    for problem in tally.candidate_problems:
+        counts.append(f"the candidate failed to {problem.stage} ({problem.outcome})")
+    out.print(f"{candidate}: {verdict} ({', '.join(counts)}); report: {path}")
+    if tally.findings:
+        out.print(f"make them cases with: conformance promote {path}", highlight=False)

@@ -1,0 +1,107 @@
+"""Commands that read reports: ``summary``, ``diff``, ``promote``, ``expectations update``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from conformance.cli import options as opt
+from conformance.cli.console import fail, out, print_problems, print_tables
+from conformance.corpus import cases as case_corpus
+from conformance.corpus.promote import promote as promote_findings
+from conformance.report import diff as report_diff
+from conformance.report.reader import read
+from conformance.run import expectations as expectation_files
+
+
+def summary(
+    report: Path,
+    markdown_out: opt.MarkdownOut = None,
+    junit_out: opt.JunitOut = None,
+    badge_out: opt.BadgeOut = None,
+) -> None:
+    """Summarise a JSONL report (even one cut short by a killed run), and derive its other formats."""
+    data = read(report)
+    tally = data.tally()
+    print_problems(data.records)
+    print_tables(tally, f"{data.candidate_spec} vs {data.oracle_spec}")
+    if data.footer is None:
+        out.print("[yellow]the report has no footer: the run did not finish[/yellow] (the same `certify` "
+                  f"command with `--resume --report {escape(str(report))}` goes on from it)")
+    opt.ReportOutputs(markdown_out, junit_out, badge_out).write(report)
+    raise typer.Exit(0 if tally.conforms and data.footer is not None else 1)
+
+
+def diff(
+    a: Annotated[Path, typer.Argument(help="The earlier report (e.g. the oracle's release certified).")],
+    b: Annotated[Path, typer.Argument(help="The later report.")],
+    markdown_out: Annotated[Path | None, typer.Option(
+        "--markdown", help="Also write the changes as Markdown here.", rich_help_panel=opt.OUTPUTS)] = None,
+    json_out: Annotated[Path | None, typer.Option(
+        "--json", help="Also write the changes as JSON here.", rich_help_panel=opt.OUTPUTS)] = None,
+) -> None:
+    """Compare two reports by case id: new divergences, fixed ones, changed classes, cases only in one.
+
+    Exit status 1 when B has a divergence A has not, or one of another kind.
+    """
+    first, second = read(a), read(b)
+    changes = report_diff.diff(first, second)
+    table = Table(title=f"{a} -> {b}")
+    for name in ("surface", "id", "change", "A", "B"):
+        table.add_column(name, overflow="fold")
+    for change in changes:
+        table.add_row(change.surface, change.id, change.kind, change.before, change.after)
+    if changes:
+        out.print(table)
+    counts = {k: sum(c.kind == k for c in changes) for k in report_diff.KINDS}
+    out.print(", ".join(f"{n} {k}" for k, n in counts.items()), highlight=False)
+    if markdown_out is not None:
+        markdown_out.write_text(report_diff.markdown(changes, str(a), str(b)), encoding="utf-8")
+    if json_out is not None:
+        json_out.write_text(json.dumps({"a": str(a), "b": str(b), "counts": counts,
+                                        "changes": [c.to_json() for c in changes]}, indent=2) + "\n")
+    raise typer.Exit(1 if any(c.kind in report_diff.REGRESSIONS for c in changes) else 0)
+
+
+def promote(report: Path, cases_root: opt.CasesRoot = None) -> None:
+    """Write a report's generated divergences as cases (cases/<surface>/generated.yaml)."""
+    root = cases_root or case_corpus.default_root()
+    data = read(report)
+    try:
+        results = promote_findings(data, root)
+    except case_corpus.CorpusError as e:
+        raise fail(f"the promoted cases do not load, nothing written:\n{e}") from None
+    if not results:
+        out.print("no generated divergences in the report", highlight=False)
+    for item in results:
+        where = f"-> {item.file}" if item.file else f"skipped: {item.reason}"
+        out.print(f"{item.case_id} {where}", highlight=False)
+
+
+def expectations_update(
+    report: Annotated[Path, typer.Argument(help="The report whose divergences the file should list.")],
+    file: Annotated[Path | None, typer.Option(
+        "--file", "-f", help="The expectation file [default: the one the report was run with].")] = None,
+) -> None:
+    """Write or refresh an expectation file from a report: every divergence listed, reasons kept."""
+    data = read(report)
+    head = data.header
+    target = file or (Path(head.expectations) if head is not None and head.expectations else None)
+    if target is None:
+        raise fail("the report was run without --expectations: say which file to write with --file") from None
+    previous = expectation_files.load(target) if target.is_file() else None
+    surfaces_run = set(head.surfaces if head is not None else []) or {r.surface for r in data.records}
+    document, changes = expectation_files.refreshed(
+        data.records, surfaces_run, previous, head.candidate.spec if head else None, head.oracle.spec if head else None)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(expectation_files.dump(document), encoding="utf-8")
+    for kind, ids in changes.items():
+        for case_id in ids if kind != "kept" else []:
+            out.print(f"{kind} {case_id}", highlight=False)
+    out.print(f"{target}: {len(document.divergences)} known divergence(s); "
+              + ", ".join(f"{len(ids)} {kind}" for kind, ids in changes.items()), highlight=False)

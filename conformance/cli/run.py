@@ -1,0 +1,145 @@
+"""Commands that run a candidate: ``certify``, ``smoke``, ``combine`` (the parts of a sharded run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from conformance.cli import options as opt
+from conformance.cli.console import fail, log, out, print_problems, print_tables, print_verdict
+from conformance.connection.breaker import DEFAULT_LIMIT
+from conformance.connection.connectors import parse
+from conformance.connection.smoke import smoke as run_smoke
+from conformance.corpus import cases as case_corpus
+from conformance.report.reader import read
+from conformance.report.writer import dumps
+from conformance.run import certification
+from conformance.run import generate as generation
+from conformance.run.plan import DEFAULT_ORACLE, Options
+from conformance.run.shards import CombineError, Shard
+from conformance.run.shards import combine as merge
+
+
+def _shard(text: str | None) -> Shard | None:
+    if text is None:
+        return None
+    try:
+        return Shard.parse(text)
+    except ValueError as e:
+        raise fail(str(e)) from None
+
+
+def certify(
+    candidate: opt.Candidate = "reference",
+    oracle: Annotated[str, typer.Option(
+        help="harbor==VERSION (live), or 'recorded' to use the corpus's recordings.")] = DEFAULT_ORACLE,
+    surface: opt.Surfaces = None,
+    case: Annotated[list[str] | None, typer.Option(
+        "--case", "-k", help="Only case ids matching this glob (repeatable).")] = None,
+    report: Annotated[Path | None, typer.Option(
+        help="Where to write the JSONL report [default: reports/<candidate>.jsonl].")] = None,
+    cases_root: opt.CasesRoot = None,
+    timeout: opt.Timeout = opt.DEFAULT_TIMEOUT_SECONDS,
+    nan_policy_name: Annotated[str | None, typer.Option(
+        "--nan-policy",
+        help="Override every surface's NaN policy: any-nan-equal, bitwise, or a registered one.")] = None,
+    profile: Annotated[str, typer.Option(
+        help="Generated inputs: ci (fixed seed and budget), dev, explore.")] = generation.DEFAULT_PROFILE,
+    seed: Annotated[int | None, typer.Option(
+        help="The generators' seed [default: the profile's, or a fresh one].")] = None,
+    max_examples: Annotated[int | None, typer.Option(
+        min=1, help="Generated inputs per surface [default: the profile's].")] = None,
+    no_cases: Annotated[bool, typer.Option(
+        "--no-cases", help="Skip the declared cases; generated inputs only.")] = False,
+    no_generate: Annotated[bool, typer.Option(
+        "--no-generate", help="Skip the generated inputs; declared cases only.")] = False,
+    expectations: Annotated[Path | None, typer.Option(
+        help="The candidate's known divergences: listed ones become xfail.")] = None,
+    markdown_out: opt.MarkdownOut = None,
+    junit_out: opt.JunitOut = None,
+    badge_out: opt.BadgeOut = None,
+    timeout_multiplier: opt.TimeoutMultiplier = 1.0,
+    validate_protocol: Annotated[bool, typer.Option(
+        "--validate-protocol", help="Check every candidate message against the published JSON Schemas.")] = False,
+    broken_after: Annotated[int, typer.Option(
+        min=1, help="Declare the candidate broken after this many consecutive crashes, timeouts or protocol "
+                    "errors; the remaining cases are recorded as broken.")] = DEFAULT_LIMIT,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Go on from the report of an interrupted run (at --report), keeping the cases it "
+                         "finished.")] = False,
+    shard: Annotated[str | None, typer.Option(
+        help="Run part I of N (e.g. 2/4): the cases that hash to it, and the generators from a seed of its own "
+             "with 1/N of the budget; `conformance combine` merges the parts.")] = None,
+) -> None:
+    """Certify a candidate against the oracle: the declared cases, then generated inputs."""
+    options = Options(
+        candidate=parse(candidate), oracle=oracle, surfaces=surface, case_globs=case, cases_root=cases_root,
+        timeout=timeout, nan_policy=nan_policy_name, profile=profile, seed=seed, max_examples=max_examples,
+        no_cases=no_cases, no_generate=no_generate, expectations=expectations,
+        timeout_multiplier=timeout_multiplier, validate_protocol=validate_protocol, broken_after=broken_after,
+        resume=resume, shard=_shard(shard))
+    slug = options.candidate_spec.report_id
+    default = f"{slug}.shard-{options.shard.index}-of-{options.shard.count}" if options.shard else slug
+    path = report if report is not None else Path("reports") / f"{default}.jsonl"
+    try:
+        run = certification.certify(options, path, log=log)
+    except KeyboardInterrupt:
+        log(f"interrupted: the report so far is in {path} (no footer); the same command with "
+            "--resume goes on from it")
+        raise typer.Exit(130) from None
+    print_problems(run.records)
+    impl = run.candidate_implementation
+    name = f"{impl.name} {impl.version}" if impl else candidate
+    print_tables(run.tally, f"{name} vs {run.oracle_spec}")
+    print_verdict(candidate, run.tally, run.conforms, path)
+    opt.ReportOutputs(markdown_out, junit_out, badge_out).write(path)
+    raise typer.Exit(0 if run.conforms else 1)
+
+
+def smoke(
+    candidate: Annotated[str, typer.Option("--candidate", "-c", help="The candidate spec, as for certify.")],
+    timeout: opt.Timeout = opt.DEFAULT_TIMEOUT_SECONDS,
+    timeout_multiplier: opt.TimeoutMultiplier = 1.0,
+    cases_root: Annotated[Path | None, typer.Option("--cases", help="Where the inputs it sends come from.")] = None,
+) -> None:
+    """Check that a candidate speaks the protocol at all, before any scoring: handshake, one request a surface, stop."""
+    inputs = case_corpus.first_inputs(cases_root or case_corpus.default_root())
+    checks = run_smoke(parse(candidate), inputs, timeout=timeout, timeout_multiplier=timeout_multiplier)
+    for check in checks:
+        mark = "[green]ok[/green]  " if check.ok else "[red]FAIL[/red]"
+        out.print(f"{mark} {escape(check.step)}: {escape(check.message)}", highlight=False)
+        if check.hint:
+            out.print(f"       -> {escape(check.hint)}", highlight=False)
+    failed = [c for c in checks if not c.ok]
+    out.print(f"{candidate}: " + ("[green]speaks the protocol[/green]" if not failed else
+                                  f"[red]{len(failed)} problem(s)[/red]"), highlight=False)
+    raise typer.Exit(1 if failed else 0)
+
+
+def combine(
+    reports: Annotated[list[Path], typer.Argument(help="The shards' reports (certify --shard I/N), one per shard.")],
+    out_path: Annotated[Path, typer.Option("--out", "-o", help="Where to write the combined report.")],
+    markdown_out: opt.MarkdownOut = None,
+    junit_out: opt.JunitOut = None,
+    badge_out: opt.BadgeOut = None,
+) -> None:
+    """Merge the reports of a sharded run into one: every shard once, every case once, nothing missing."""
+    parts = [(str(path), read(path)) for path in reports]
+    try:
+        head, lines, footer = merge(parts)
+    except CombineError as e:
+        raise fail(f"cannot combine: {e}") from None
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with out_path.open("w", encoding="utf-8") as handle:
+        for line in [head, *lines, footer]:
+            handle.write(dumps(line) + "\n")
+    data = read(out_path)
+    tally = data.tally()
+    print_problems(data.records)
+    print_tables(tally, f"{head.candidate.spec} vs {head.oracle.spec} ({len(parts)} shards)")
+    print_verdict(head.candidate.spec, tally, footer.conforms, out_path)
+    opt.ReportOutputs(markdown_out, junit_out, badge_out).write(out_path)
+    raise typer.Exit(0 if footer.conforms else 1)

@@ -66,7 +66,7 @@ def test_a_third_party_surface_candidate_and_policy_work_through_entry_points(tm
     assert data.header.nan_policy == "nan-sign"
     assert data.header.candidate.implementation.name == "example-runner"
     assert [r.outcome for r in data.records] == ["pass", "pass"]  # the package's own two cases
-    assert data.generated[0]["surface"] == "example.worst_task" and data.generated[0]["inputs_run"] == 50
+    assert data.generated[0].surface == "example.worst_task" and data.generated[0].inputs_run == 50
 
 
 def test_a_third_party_surface_catches_its_wrong_candidate(tmp_path):
@@ -76,7 +76,7 @@ def test_a_third_party_surface_catches_its_wrong_candidate(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     failed = {r.id: r for r in read(report).records if r.outcome == "fail"}
     assert list(failed) == ["example.worst_task::empty-tasks-dropped"]
-    assert [m["cls"] for m in failed["example.worst_task::empty-tasks-dropped"].mismatches] == ["ulp"]
+    assert [m.cls for m in failed["example.worst_task::empty-tasks-dropped"].mismatches] == ["ulp"]
 
 
 def test_an_evsys_metric_plugin_is_certified_on_its_own_metric_only(tmp_path):

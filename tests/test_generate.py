@@ -81,7 +81,7 @@ def test_generators_alone_catch_each_wrong_candidate_within_the_ci_budget(name, 
     findings = [r for r in data.records if r.origin == "generated"]
     assert findings, f"{name} went unnoticed by the generators"
     assert {r.outcome for r in findings} == {"fail"}
-    classes = {m["cls"] for r in findings for m in r.mismatches}
+    classes = {m.cls for r in findings for m in r.mismatches}
     assert expected_class in classes, f"{name}: generators caught it as {sorted(classes)}"
 
 
@@ -123,7 +123,7 @@ def test_each_divergence_shrinks_within_its_own_mismatch_class(live_oracle):
     for kind, record in kinds.items():
         assert generate.kind_of(record) == kind
         assert record.origin == "generated" and record.input is not None
-    ulp = kinds[("fail", "ulp")].input
+    ulp = kinds[("fail", "ulp")].decoded_input
     assert len(ulp["rewards"]) == 3  # minimal: exactly the trigger
 
 
@@ -131,7 +131,7 @@ def test_a_minimal_finding_is_small(live_oracle):
     result = generate.generate("reward.parse", connect("tests.wrong_candidates:negative_zero_lost"), live_oracle,
                                profile=CI, seed=CI.fixed_seed)
     (finding,) = [r for r in result.findings if generate.kind_of(r) == ("fail", "sign-of-zero")]
-    assert list(finding.input) == ["reward_txt"] and len(finding.input["reward_txt"]) <= 4
+    assert list(finding.decoded_input) == ["reward_txt"] and len(finding.decoded_input["reward_txt"]) <= 4
 
 
 def test_the_same_profile_and_seed_repeat_the_run(live_oracle):
@@ -225,7 +225,7 @@ def test_profile_and_seed_are_checked_and_recorded(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     data = read(report)
     assert data.header.generation.profile == "dev" and data.header.generation.seed == 12345
-    assert data.generated[0]["seed"] == 12345 and data.generated[0]["inputs_run"] >= 5
+    assert data.generated[0].seed == 12345 and data.generated[0].inputs_run >= 5
     assert data.footer.conforms is True
     summary = _cli("summary", str(report))
     assert summary.returncode == 0 and "generated inputs" in summary.stdout

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, StrictFloat
 
 from conformance.core.compare import nan_policy
 from conformance.core.surfaces import surface
-from conformance.kit.candidate import Candidate
+from conformance.kit import Candidate
 
 
 @surface(

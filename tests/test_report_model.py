@@ -1,0 +1,72 @@
+"""The report's typed lines: written, published as a JSON Schema, and read back with errors that name the line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from typer.testing import CliRunner
+
+from conformance.cli import app
+from conformance.core.compare import Mismatch, MismatchClass
+from conformance.core.outcomes import Outcome
+from conformance.report.model import CaseLine, OutputResult, Party, RaisedResult
+from conformance.report.reader import ReportError, read
+from conformance.report.writer import ReportWriter, new_header
+
+SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "conformance" / "schemas" / "report-line.json")
+                    .read_text(encoding="utf-8"))
+
+
+def _written(tmp_path: Path, *cases: CaseLine, finish: bool = True) -> Path:
+    path = tmp_path / "r.jsonl"
+    head = new_header(oracle=Party(spec="harbor==0.13.1"), candidate=Party(spec="reference"),
+                      nan_policy="any-nan-equal", surfaces=["reward.parse"], cases_root="cases")
+    with ReportWriter(path, head) as writer:
+        for case in cases:
+            writer.record(case)
+        if finish:
+            writer.finish()
+    return path
+
+
+NULL_OUTPUT = CaseLine(id="reward.parse::a", surface="reward.parse", outcome=Outcome.FAIL,
+                       oracle=OutputResult(output=None), candidate=RaisedResult(raised="ValueError"),
+                       mismatches=[Mismatch(MismatchClass.ERROR_VS_VALUE, "$", "None", "raised ValueError")])
+
+
+def test_every_line_written_is_valid_by_the_published_schema(tmp_path):
+    path = _written(tmp_path, NULL_OUTPUT, CaseLine(id="reward.parse::b", surface="reward.parse", outcome="pass"))
+    lines = [json.loads(text) for text in path.read_text().splitlines()]
+    assert [line["type"] for line in lines] == ["header", "case", "case", "footer"]
+    for line in lines:
+        jsonschema.validate(line, SCHEMA)
+
+
+def test_a_null_output_is_a_value_and_survives_the_round_trip(tmp_path):
+    line = json.loads(_written(tmp_path, NULL_OUTPUT).read_text().splitlines()[1])
+    assert line["oracle"] == {"output": None} and line["candidate"] == {"raised": "ValueError"}
+    (back,) = read(tmp_path / "r.jsonl").records
+    assert back == NULL_OUTPUT
+
+
+def test_a_line_that_is_no_report_line_is_named_by_file_and_line(tmp_path):
+    path = _written(tmp_path, NULL_OUTPUT)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0], '{"type": "case", "id": "x"}', *lines[1:]]) + "\n")
+    with pytest.raises(ReportError, match=rf"{path}:2: not a report line \(case\.surface: Field required\)"):
+        read(path)
+    result = CliRunner().invoke(app, ["summary", str(path)])
+    assert result.exit_code == 2 and f"{path}:2:" in result.output and "Traceback" not in result.output
+
+
+def test_only_the_last_line_may_be_cut_short(tmp_path):
+    path = _written(tmp_path, NULL_OUTPUT, finish=False)
+    path.write_text(path.read_text() + '{"type": "case", "id": "reward.pa')
+    report = read(path)
+    assert report.truncated and len(report.records) == 1 and not report.finished
+    path.write_text(path.read_text() + "\n" + json.dumps(NULL_OUTPUT.to_json()) + "\n")
+    with pytest.raises(ReportError, match=":3: not a JSON line"):
+        read(path)

@@ -39,6 +39,7 @@ from conformance import ORACLE_RELEASE
 from conformance.connection.base import Connection
 from conformance.connection.connectors import connect
 from conformance.core import surfaces
+from conformance.core.outcomes import Outcome
 from conformance.corpus import cases as case_corpus
 from conformance.kit import wire
 from conformance.report.model import Party
@@ -139,7 +140,7 @@ def through_runner(inputs: list[Input], candidate: Connection, oracle: Oracle) -
         bad = 0
         for record in run_inputs(inputs, candidate, oracle):
             writer.record(record)
-            bad += record.outcome != "pass"
+            bad += record.outcome is not Outcome.PASS
         elapsed = time.perf_counter() - started
         writer.close()
     if bad:

@@ -9,9 +9,7 @@ from typing import Annotated
 
 import typer
 
-from conformance import ORACLE_RELEASE
 from conformance.cli.console import out
-from conformance.connection.base import DEFAULT_TIMEOUT
 from conformance.report import badge, junit, markdown
 from conformance.report.reader import read
 
@@ -31,8 +29,6 @@ JunitOut = Annotated[Path | None, typer.Option("--junit", help="Also write JUnit
 BadgeOut = Annotated[Path | None, typer.Option(
     "--badge", help="Also write a shields.io endpoint badge (JSON) here.", rich_help_panel=OUTPUTS)]
 
-DEFAULT_TIMEOUT_SECONDS = DEFAULT_TIMEOUT
-DEFAULT_RELEASE = ORACLE_RELEASE
 
 
 @dataclass(frozen=True)

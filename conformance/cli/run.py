@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from conformance.cli import options as opt
 from conformance.cli.console import fail, log, out, print_problems, print_tables, print_verdict
+from conformance.connection.base import DEFAULT_TIMEOUT
 from conformance.connection.breaker import DEFAULT_LIMIT
 from conformance.connection.connectors import parse
 from conformance.connection.smoke import smoke as run_smoke
@@ -42,7 +43,7 @@ def certify(
     report: Annotated[Path | None, typer.Option(
         help="Where to write the JSONL report [default: reports/<candidate>.jsonl].")] = None,
     cases_root: opt.CasesRoot = None,
-    timeout: opt.Timeout = opt.DEFAULT_TIMEOUT_SECONDS,
+    timeout: opt.Timeout = DEFAULT_TIMEOUT,
     nan_policy_name: Annotated[str | None, typer.Option(
         "--nan-policy",
         help="Override every surface's NaN policy: any-nan-equal, bitwise, or a registered one.")] = None,
@@ -101,7 +102,7 @@ def certify(
 
 def smoke(
     candidate: Annotated[str, typer.Option("--candidate", "-c", help="The candidate spec, as for certify.")],
-    timeout: opt.Timeout = opt.DEFAULT_TIMEOUT_SECONDS,
+    timeout: opt.Timeout = DEFAULT_TIMEOUT,
     timeout_multiplier: opt.TimeoutMultiplier = 1.0,
     cases_root: Annotated[Path | None, typer.Option("--cases", help="Where the inputs it sends come from.")] = None,
 ) -> None:

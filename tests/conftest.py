@@ -2,18 +2,146 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conformance.connection.connectors import connect
 from conformance.corpus import cases
+from conformance.oracle import environments
 from conformance.run.runner import Oracle
 
-ORACLE_SPEC = "harbor==0.13.1"
+ORACLE_VERSION = "0.13.1"
+ORACLE_SPEC = f"harbor=={ORACLE_VERSION}"
 
 # Deliberately broken case files: read by tests/test_broken_corpus.py, never collected as cases.
 collect_ignore = ["broken_cases"]
+
+
+# -- the two tiers ------------------------------------------------------------------------
+#
+# A test that needs an oracle environment (any harbor release's virtualenv, plain or
+# instrumented) gets it through one of these fixtures, directly or through another
+# fixture, and is marked `oracle` for it; `pytest -m "not oracle"` runs the rest, which
+# never start harbor. An unmarked test that tries to is stopped with a message saying so.
+
+ORACLE_FIXTURES = frozenset({"harbor_env", "coverage_env", "harbor_release", "live_oracle", "conn"})
+NEEDS_THE_MARKER = "needs the oracle marker (use a fixture that starts the oracle)"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if ORACLE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.oracle)
+
+
+class _Guard:
+    """Keeps an unmarked test from creating or using an oracle environment.
+
+    In this process ``environments.ensure``, which every oracle (plain,
+    instrumented, or another release's) goes through, fails the test. For the
+    programs the test runs, HARBOR_CONFORMANCE_CACHE points below a file, so no
+    environment can be found or made there and the path itself says why (a
+    program started without the test's environment is not covered: give it
+    ``os.environ``). Installed before the test's fixtures are set up, whatever
+    their scope, and removed after they are torn down.
+    """
+
+    folder: Path | None = None
+
+    def __init__(self, item: pytest.Item) -> None:
+        self.name = item.nodeid
+        self.attempts: list[str] = []
+        self.patch = pytest.MonkeyPatch()
+        if _Guard.folder is None:
+            _Guard.folder = Path(tempfile.mkdtemp(prefix="no-oracle-"))
+        slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", item.name)[:100]
+        self.blocker = _Guard.folder / f"{slug}-needs-the-oracle-marker-use-a-fixture-that-starts-the-oracle"
+        self.blocker.write_text(f"{self.name} {NEEDS_THE_MARKER}\n")
+
+    def message(self, version: str) -> str:
+        return f"{self.name} asked for the harbor {version} oracle environment: it {NEEDS_THE_MARKER}"
+
+    def refuse(self, harbor_version: str, *args: Any, **kwargs: Any) -> environments.OracleEnv:
+        self.attempts.append(harbor_version)
+        pytest.fail(self.message(harbor_version), pytrace=False)
+
+    def install(self) -> _Guard:
+        self.patch.setattr(environments, "ensure", self.refuse)
+        self.patch.setenv("HARBOR_CONFORMANCE_CACHE", str(self.blocker))
+        environments.script_environment.cache_clear()  # a copy of the process environment, made on first use
+        return self
+
+    def undo(self) -> None:
+        self.patch.undo()
+        environments.script_environment.cache_clear()
+
+
+_GUARD = pytest.StashKey[_Guard]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    if not item.get_closest_marker("oracle"):
+        item.stash[_GUARD] = _Guard(item).install()
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    result = yield
+    guard = item.stash.get(_GUARD, None)
+    if guard is not None and guard.attempts:  # failed when asked, unless the test swallowed it: say it again
+        pytest.fail(guard.message(", ".join(guard.attempts)), pytrace=False)
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    try:
+        return (yield)
+    finally:
+        guard = item.stash.get(_GUARD, None)
+        if guard is not None:
+            guard.undo()
+
+
+def pytest_sessionfinish(session):
+    if _Guard.folder is not None:
+        shutil.rmtree(_Guard.folder, ignore_errors=True)
+
+
+# -- oracle environments ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def harbor_env() -> environments.OracleEnv:
+    """harbor 0.13.1's virtualenv, the oracle's (created on first use)."""
+    return environments.ensure(ORACLE_VERSION)
+
+
+@pytest.fixture(scope="session")
+def coverage_env(harbor_env) -> environments.OracleEnv:
+    """The instrumented virtualenv: harbor 0.13.1 with coverage.py (created on first use)."""
+    return environments.ensure(ORACLE_VERSION, coverage=True)
+
+
+@pytest.fixture(scope="session")
+def harbor_release(harbor_env):
+    """``harbor_release(VERSION)``: that harbor release's virtualenv (created on first use), beside 0.13.1's."""
+    found: dict[str, environments.OracleEnv] = {ORACLE_VERSION: harbor_env}
+
+    def get(version: str) -> environments.OracleEnv:
+        if version not in found:
+            found[version] = environments.ensure(version)
+        return found[version]
+
+    return get
 
 
 @pytest.fixture(scope="session")
@@ -49,7 +177,7 @@ class _AnswersOnce:
 
 
 @pytest.fixture(scope="session")
-def live_oracle():
+def live_oracle(harbor_env):
     """harbor 0.13.1 itself; its virtualenv is created on first use."""
     connection = connect(ORACLE_SPEC)
     yield Oracle(_AnswersOnce(connection))
@@ -57,7 +185,7 @@ def live_oracle():
 
 
 @pytest.fixture(scope="module")
-def conn():
+def conn(harbor_env):
     """A connection of its own to harbor 0.13.1, for tests that speak the protocol to it directly."""
     connection = connect(ORACLE_SPEC)
     yield connection

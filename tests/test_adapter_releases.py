@@ -14,19 +14,18 @@ import pytest
 from conformance.connection.connectors import connect
 from conformance.kit import wire
 
-pytestmark = pytest.mark.oracle
-
 ONE_TRIAL = {"agents": [{"name": "nop"}], "tasks": [{"name": "a", "trials": [{"reward_txt": b"1"}]}]}
 PLANTED_ONLY = {"agents": [{"name": "nop"}],
                 "tasks": [{"name": "a", "trials": [{"before_verifier": {"reward_txt": b"1"}}]}]}
 
 
 @pytest.fixture(scope="module")
-def harbor():
+def harbor(harbor_release):
     connections = {}
 
     def get(version: str):
         if version not in connections:
+            harbor_release(version)
             connections[version] = connect(f"harbor=={version}")
         return connections[version]
 

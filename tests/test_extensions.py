@@ -52,11 +52,13 @@ def test_entry_points_are_read_once_and_a_broken_one_is_named(monkeypatch):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
+    # Without --oracle, certify starts the live oracle: the tests that use it take the harbor_env fixture.
     # The example package is "installed" by putting it (and its dist-info) on the path.
     env = {**os.environ, "PYTHONPATH": str(EXAMPLE), "COLUMNS": "200"}
     return subprocess.run([sys.executable, "-m", "conformance.cli.app", *args], capture_output=True, text=True, env=env)
 
 
+@pytest.mark.usefixtures("harbor_env")
 def test_a_third_party_surface_candidate_and_policy_work_through_entry_points(tmp_path):
     report = tmp_path / "r.jsonl"
     proc = _cli("certify", "-c", "example-runner", "--cases", str(EXAMPLE / "cases"), "-s", "example.worst_task",
@@ -69,6 +71,7 @@ def test_a_third_party_surface_candidate_and_policy_work_through_entry_points(tm
     assert data.generated[0].surface == "example.worst_task" and data.generated[0].inputs_run == 50
 
 
+@pytest.mark.usefixtures("harbor_env")
 def test_a_third_party_surface_catches_its_wrong_candidate(tmp_path):
     report = tmp_path / "r.jsonl"
     proc = _cli("certify", "-c", "example-runner-sloppy", "--cases", str(EXAMPLE / "cases"), "-s", "example.worst_task",
@@ -79,6 +82,7 @@ def test_a_third_party_surface_catches_its_wrong_candidate(tmp_path):
     assert [m.cls for m in failed["example.worst_task::empty-tasks-dropped"].mismatches] == ["ulp"]
 
 
+@pytest.mark.usefixtures("harbor_env")
 def test_an_evsys_metric_plugin_is_certified_on_its_own_metric_only(tmp_path):
     report = tmp_path / "r.jsonl"
     proc = _cli("certify", "-c", "evsys:pass@3", "--profile", "ci", "--max-examples", "60", "--report", str(report))
@@ -90,6 +94,7 @@ def test_an_evsys_metric_plugin_is_certified_on_its_own_metric_only(tmp_path):
     assert {r.surface for r in data.records} == {"evsys.metric"} and {r.outcome for r in data.records} == {"pass"}
 
 
+@pytest.mark.usefixtures("harbor_env")
 def test_a_wrong_evsys_plugin_is_caught_and_one_without_semantics_is_refused(tmp_path):
     report = tmp_path / "r.jsonl"
     proc = _cli("certify", "-c", "evsys:pass_rate", "--no-generate", "--report", str(report))

@@ -68,6 +68,7 @@ def test_generated_inputs_are_valid_and_survive_the_wire_and_a_case_file(name):
 
 
 @pytest.mark.parametrize("name", sorted(wrong_candidates.CAUGHT_AS))
+@pytest.mark.usefixtures("harbor_env")
 def test_generators_alone_catch_each_wrong_candidate_within_the_ci_budget(name, tmp_path):
     surface, expected_class = wrong_candidates.CAUGHT_AS[name]
     report = tmp_path / "report.jsonl"
@@ -214,6 +215,7 @@ def test_promote_without_findings_says_so(tmp_path):
     assert read(report).header.generation is None  # a recorded oracle cannot generate
 
 
+@pytest.mark.usefixtures("harbor_env")
 def test_profile_and_seed_are_checked_and_recorded(tmp_path):
     bad = _cli("certify", "--profile", "nightly", "--oracle", "recorded")
     assert bad.returncode == 2 and "unknown profile" in bad.stderr

@@ -14,6 +14,8 @@ from __future__ import annotations
 import itertools
 import subprocess
 
+import pytest
+
 from conformance.connection import harbor as harbor_connection
 from conformance.kit import wire
 
@@ -146,6 +148,7 @@ def test_an_invalid_strategy_fails_loading_the_task(conn):
     assert reply.value == "ValidationError"
 
 
+@pytest.mark.usefixtures("harbor_env")
 def test_the_oracle_writes_only_protocol_lines():
     """harbor logs warnings (a step failed, steps aborted): none of it may reach stdout."""
     requests = [

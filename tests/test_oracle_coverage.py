@@ -48,12 +48,12 @@ def _next_line(lines: list[str], text: str, after: int) -> int:
 
 
 @pytest.fixture(scope="session")
-def spans():
+def spans(coverage_env):
     return {(s.target.file, s.target.name): s for s in oracle_coverage.resolve(HARBOR)}
 
 
 @pytest.fixture(scope="session")
-def one_txt_reward():
+def one_txt_reward(coverage_env):
     """An instrumented oracle that answered exactly one request: reward.parse of reward.txt holding "1"."""
     replies = []
 
@@ -68,6 +68,7 @@ def _target(result, name):
     return found
 
 
+@pytest.mark.usefixtures("coverage_env")
 def test_the_coverage_environment_is_a_separate_one():
     plain = oracle_env.ensure(HARBOR)
     instrumented = oracle_env.ensure(HARBOR, coverage=True)
@@ -92,6 +93,7 @@ def test_the_coverage_lock_pins_coverage_with_hashes():
     assert "--hash=sha256:" in text and "uv pip compile" in text  # says how it is regenerated
 
 
+@pytest.mark.usefixtures("coverage_env")
 def test_only_the_harbor_oracle_runs_under_coverage(tmp_path):
     with pytest.raises(ConnectError):
         connect("reference", coverage_data=tmp_path / "data")
@@ -184,6 +186,7 @@ def test_a_declared_unreachable_branch_that_runs_is_reported_not_hidden():
     assert (coverage.executed, coverage.statements, coverage.taken, coverage.branches) == (2, 3, 1, 2)
 
 
+@pytest.mark.usefixtures("coverage_env")
 def test_the_cases_alone_and_the_ci_profile_alone_each_reach_all_reachable_code(tmp_path):
     # The corpus and the generators are each held to the target on their own: a case
     # deleted or a strategy narrowed shows up here as a missing line or branch.

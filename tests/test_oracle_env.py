@@ -42,6 +42,7 @@ def test_the_shipped_lock_pins_every_package_with_hashes():
     assert text.count("--hash=sha256:") >= len(requirements)
 
 
+@pytest.mark.usefixtures("harbor_env")
 def test_the_environment_is_cached_by_lock_hash():
     first = oracle_env.ensure("0.13.1")
     marker = first.root / "conformance-env.json"

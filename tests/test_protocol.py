@@ -58,6 +58,7 @@ def test_reference_messages_match_the_schemas(corpus):
                             request_schema)
 
 
+@pytest.mark.usefixtures("harbor_env")
 def test_oracle_messages_match_the_schemas(corpus):
     argv = harbor_connection.harbor_argv("0.13.1")
     lines = [wire.dumps({"cmd": "start", "protocol": 1})]

@@ -6,7 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+<<<<<<< HEAD
 from conformance.connection.replies import Reply
+=======
+import pytest
+
+>>>>>>> 9db8d7a (Tests: an offline tier and an oracle tier)
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.record import record
 
@@ -78,6 +83,7 @@ def test_an_oracle_without_a_result_records_nothing(tmp_path):
     assert (root / "reward.parse" / "t.yaml").read_text() == before
 
 
+@pytest.mark.usefixtures("harbor_env")
 def test_the_cli_records_and_says_how_many(tmp_path):
     root = _corpus(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "conformance.cli.app", "cases", "record", str(root)],

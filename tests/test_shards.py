@@ -104,13 +104,14 @@ def test_combine_refuses_what_is_not_one_run(tmp_path, damage, said):
     assert not (tmp_path / "all.jsonl").exists()
 
 
+@pytest.mark.usefixtures("harbor_env")  # certify connects the live oracle before it checks the seed
 def test_a_random_seed_profile_needs_a_seed_to_shard(tmp_path):
     with pytest.raises(certification.UsageError, match="needs --seed"):
         certification.certify(certification.Options(candidate="reference", profile="explore",
                                                      shard=Shard(1, 2)), tmp_path / "r.jsonl")
 
 
-@pytest.mark.oracle
+@pytest.mark.usefixtures("harbor_env")
 def test_generators_are_split_by_seed_and_budget(tmp_path):
     paths = []
     for i in (1, 2):

@@ -6,12 +6,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-<<<<<<< HEAD
-from conformance.connection.replies import Reply
-=======
 import pytest
 
->>>>>>> 9db8d7a (Tests: an offline tier and an oracle tier)
+from conformance.connection.replies import Reply
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.record import record
 

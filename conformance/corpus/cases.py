@@ -19,6 +19,7 @@ Every error names the file, the line and the case id.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,8 +170,11 @@ def load_file(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         return [], [CaseError(path, 1, None, f"cannot read: {e}")]
+    # One loader composes the file once: the nodes serve the lint and the line numbers, then become the data.
+    loader = CaseLoader(text)
+    loader.base_dir = path.parent
     try:
-        root = yaml.compose(text, Loader=CaseLoader)
+        root = loader.get_single_node()
     except AliasError as e:
         line = e.problem_mark.line + 1
         return [], [CaseError(path, line, _owner(case_nodes(e.node), line), e.problem)]
@@ -182,9 +186,7 @@ def load_file(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
     nodes = case_nodes(root)
     errors = [CaseError(path, p.line, _owner(nodes, p.line), p.message) for p in lint(root)]
     try:
-        loader = CaseLoader(text)
-        loader.base_dir = path.parent
-        data = loader.get_single_data()
+        data = loader.construct_document(root)
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark else 1
@@ -230,6 +232,25 @@ def case_files(root: Path) -> list[Path]:
     return sorted(p for p in root.glob("*/*.yaml") if p.is_file())
 
 
+# A file's cases by (path, sha256 of its text): a process that reads the corpus again (a test suite, the gate's
+# releases) parses only what changed. Files that read other files (``!file``) are always parsed afresh.
+_LOADED: dict[tuple[Path, str], tuple[list[LoadedCase], list[CaseError]]] = {}
+
+
+def _load_file_once(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return load_file(path)
+    if b"!file" in data:
+        return load_file(path)
+    key = (path, hashlib.sha256(data).hexdigest())
+    if key not in _LOADED:
+        _LOADED[key] = load_file(path)
+    cases, errors = _LOADED[key]
+    return list(cases), list(errors)
+
+
 def check_corpus(root: Path) -> tuple[list[LoadedCase], list[CaseError]]:
     """Load every case file below ``root``; the errors include duplicate ids."""
     if not root.is_dir():
@@ -237,7 +258,7 @@ def check_corpus(root: Path) -> tuple[list[LoadedCase], list[CaseError]]:
     loaded: list[LoadedCase] = []
     errors: list[CaseError] = []
     for path in case_files(root):
-        cases, file_errors = load_file(path)
+        cases, file_errors = _load_file_once(path)
         loaded.extend(cases)
         errors.extend(file_errors)
     first: dict[str, LoadedCase] = {}

@@ -127,7 +127,7 @@ def test_a_candidate_that_hangs_on_start_is_killed_and_every_case_recorded(tmp_p
     run = certify(tmp_path, chaos(tmp_path, starts=["hang"]), timeout_multiplier=0.05)  # start: 6 s
     data = assert_whole_report(tmp_path / "report.jsonl", reward_parse_ids())
     assert {r.outcome for r in data.records} == {"broken"}
-    assert data.candidate_problems[0]["stage"] == "start" and data.candidate_problems[0]["outcome"] == "timeout"
+    assert data.candidate_problems[0].stage == "start" and data.candidate_problems[0].outcome == "timeout"
     assert data.footer.candidate_problems == ["start: timeout"]
     assert data.header.candidate.implementation is None
     assert not run.conforms
@@ -152,7 +152,7 @@ def test_a_candidate_that_hangs_on_stop_is_killed_and_recorded(tmp_path):
     run = certify(tmp_path, chaos(tmp_path, stop="hang"), case_globs=["reward.parse::txt-*"])
     data = report.read(tmp_path / "report.jsonl")
     assert all(r.outcome == "pass" for r in data.records)
-    assert [(p["stage"], p["outcome"]) for p in data.candidate_problems] == [("stop", "timeout")]
+    assert [(p.stage, p.outcome) for p in data.candidate_problems] == [("stop", "timeout")]
     assert not run.conforms and data.footer.conforms is False
 
 

@@ -158,7 +158,7 @@ adapter = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(adapter)
 oracle = adapter.build(Path(tempfile.mkdtemp()))
 handler = oracle.handlers[surface]
-values = [adapter.wire.decode(v) for v in json.loads(Path(inputs_path).read_text())]
+values = [adapter.conformance_kit.wire.decode(v) for v in json.loads(Path(inputs_path).read_text())]
 for value in values[:5]:  # first calls import and set up what later calls reuse: not part of the rate
     try:
         handler(value)
@@ -191,13 +191,10 @@ def record(inputs: list[Input], oracle: Oracle) -> list[Input]:
 
 def raw_rate(surface: str, inputs: list[Input]) -> float:
     """harbor's functions (as the oracle adapter calls them) in a loop in the oracle's interpreter."""
-    from importlib import resources
-
-    from conformance.connection.harbor import harbor_argv
+    from conformance.connection.harbor import adapter_path, harbor_argv, kit_dir
 
     python = harbor_argv(ORACLE_RELEASE)[0]
-    adapter = str(resources.files("oracles") / "harbor_adapter.py")
-    kit = str(Path(wire.__file__).resolve().parent)
+    adapter, kit = str(adapter_path()), str(kit_dir())
     with tempfile.TemporaryDirectory() as folder:
         data = Path(folder) / "inputs.json"
         data.write_text(json.dumps([wire.encode(i.value) for i in inputs]))

@@ -51,12 +51,26 @@ def run_shards(tmp_path: Path, count: int, **options) -> list[Path]:
     return paths
 
 
+@pytest.fixture(scope="module")
+def three_shards(tmp_path_factory) -> list[Path]:
+    """One sharded run in three parts, made once: each test works on its own copy."""
+    return run_shards(tmp_path_factory.mktemp("shards"), 3)
+
+
+@pytest.fixture
+def shard_reports(three_shards, tmp_path) -> list[Path]:
+    copies = [tmp_path / path.name for path in three_shards]
+    for path, copy in zip(three_shards, copies, strict=True):
+        copy.write_bytes(path.read_bytes())
+    return copies
+
+
 def combine(*paths: Path, out: Path):
     return CliRunner().invoke(app, ["combine", *map(str, paths), "--out", str(out)])
 
 
-def test_shards_combined_are_the_whole_run(tmp_path):
-    paths = run_shards(tmp_path, 3)
+def test_shards_combined_are_the_whole_run(tmp_path, shard_reports):
+    paths = shard_reports
     parts = [report.read(p) for p in paths]
     assert sum(len(p.records) for p in parts) == len(ALL)
     result = combine(*paths, out=tmp_path / "all.jsonl")
@@ -80,8 +94,8 @@ def _edit(path: Path, change) -> None:
     ("unfinished", "did not finish"),
     ("not-a-shard", "not a shard's report"),
 ])
-def test_combine_refuses_what_is_not_one_run(tmp_path, damage, said):
-    one, two, three = run_shards(tmp_path, 3)
+def test_combine_refuses_what_is_not_one_run(tmp_path, shard_reports, damage, said):
+    one, two, three = shard_reports
     paths = [one, two, three]
     first_case = next(r for r in report.read(one).records).to_json()
     if damage == "twice":

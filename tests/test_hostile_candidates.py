@@ -124,7 +124,7 @@ def test_consecutive_crashes_declare_the_candidate_broken_and_every_case_is_stil
 
 
 def test_a_candidate_that_hangs_on_start_is_killed_and_every_case_recorded(tmp_path):
-    run = certify(tmp_path, chaos(tmp_path, starts=["hang"]), timeout_multiplier=0.05)  # start: 6 s
+    run = certify(tmp_path, chaos(tmp_path, starts=["hang"]), timeout_multiplier=0.02)  # start: 2.4 s
     data = assert_whole_report(tmp_path / "report.jsonl", reward_parse_ids())
     assert {r.outcome for r in data.records} == {"broken"}
     assert data.candidate_problems[0].stage == "start" and data.candidate_problems[0].outcome == "timeout"

@@ -23,7 +23,7 @@ def test_a_candidate_that_speaks_the_protocol(tmp_path):
 
 # A hang on start waits out the whole start timeout (120 s, scaled): the smallest scale that still starts a
 # well-behaved candidate on a loaded machine keeps it short.
-HANG_ON_START = ("--timeout-multiplier", "0.05")
+HANG_ON_START = ("--timeout-multiplier", "0.02")
 
 
 @pytest.mark.parametrize(("plan", "step", "said", "hint"), [

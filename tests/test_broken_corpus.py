@@ -20,7 +20,7 @@ REPO = Path(__file__).parent.parent
 MARKER = "broken-corpus-marker"  # what reward.parse/python_tag.yaml would create if its tag were honoured
 
 EXPECTED = [
-    ("reward.parse/bad_syntax.yaml", 5, None, "bad YAML: mapping values are not allowed here"),
+    ("reward.parse/bad_syntax.yaml", 5, None, "bad YAML: mapping values are not allowed"),
     ("reward.parse/unknown_key.yaml", 4, "reward.parse::unknown-key", "cases.0.colour: Extra inputs are not permitted"),
     ("reward.parse/plain_float.yaml", 9, "reward.parse::plain-float", "plain '1.0' would be a float"),
     ("reward.parse/duplicate_in_file.yaml", 8, "reward.parse::twice-in-a-file",

@@ -180,7 +180,9 @@ def load_file(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
         return [], [CaseError(path, line, _owner(case_nodes(e.node), line), e.problem)]
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        return [], [CaseError(path, mark.line + 1 if mark else 1, None, f"bad YAML: {e}")]
+        where = f" (column {mark.column + 1})" if mark else ""
+        return [], [CaseError(path, mark.line + 1 if mark else 1, None,
+                              f"bad YAML: {getattr(e, 'problem', None) or e}{where}")]
     if root is None:
         return [], [CaseError(path, 1, None, "empty case file")]
     nodes = case_nodes(root)

@@ -63,8 +63,20 @@ class AliasError(yaml.composer.ComposerError):
         self.node = node
 
 
-class CaseLoader(yaml.SafeLoader):
-    """SafeLoader plus the value tags; it can construct nothing executable."""
+if yaml.__with_libyaml__:
+    class _Loader(yaml.composer.Composer, yaml.CSafeLoader):
+        """libyaml's events (ten times faster than the pure-Python scanner) under PyYAML's own composer,
+        so every node still passes :meth:`CaseLoader.compose_node`."""
+
+        def __init__(self, stream: str) -> None:
+            yaml.CSafeLoader.__init__(self, stream)
+            yaml.composer.Composer.__init__(self)
+else:  # a PyYAML built without libyaml: the same, slower
+    _Loader = yaml.SafeLoader  # type: ignore[misc,assignment]
+
+
+class CaseLoader(_Loader):
+    """A safe loader plus the value tags; it can construct nothing executable."""
 
     base_dir: Path | None = None  # the case file's folder, for !file
     _alias_mark: yaml.Mark | None = None  # the first anchor or alias
@@ -73,15 +85,13 @@ class CaseLoader(yaml.SafeLoader):
     # exponential in the file's size. Each alias is composed as null, never as what it names, and
     # the document is refused once composed (the error keeps it, to name the case).
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        # The stubs leave the parser's event methods unannotated (the event is Any).
-        event = self.peek_event()  # type: ignore[no-untyped-call]
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            self._alias_mark = self._alias_mark or event.start_mark
+        event = self.peek_event()
+        if event is not None and (isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None):
+            # libyaml's marks carry the line and column as PyYAML's do, which is all a node's are read for
+            start, end = cast("yaml.Mark", event.start_mark), cast("yaml.Mark", event.end_mark)
+            self._alias_mark = self._alias_mark or start
             if isinstance(event, yaml.AliasEvent):
-                self.get_event()  # type: ignore[no-untyped-call]
-                # SafeLoader's pure-Python scanner marks events with yaml.error.Mark, never the C one.
-                start = cast("yaml.Mark | None", event.start_mark)
-                end = cast("yaml.Mark | None", event.end_mark)
+                self.get_event()
                 return yaml.ScalarNode("tag:yaml.org,2002:null", "", start, end)
         return super().compose_node(parent, index)
 
@@ -189,7 +199,7 @@ def lint(node: yaml.Node) -> list[LintProblem]:
                 stack.extend((key, value))
         elif isinstance(current, yaml.SequenceNode):
             stack.extend(current.value)
-        elif isinstance(current, yaml.ScalarNode) and current.style is None:
+        elif isinstance(current, yaml.ScalarNode) and not current.style:  # plain: None in PyYAML, "" in libyaml
             line = current.start_mark.line + 1
             if current.tag == "tag:yaml.org,2002:float":
                 problems.append(LintProblem(

@@ -121,6 +121,10 @@ class Result:
 
 @dataclass(frozen=True)
 class Mismatch:
+    # How pydantic reads one back from a report line: no field it does not know (every pydantic release
+    # writes the same schema for it).
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
+
     cls: MismatchClass
     path: str
     expected: str  # repr of the oracle's side

@@ -10,25 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from _pytest._code.code import TerminalRepr, TracebackStyle
 
-from conformance.connection.breaker import Breaker
-from conformance.connection.connectors import connect
-from conformance.core import scope, surfaces
-from conformance.core.outcomes import Outcome
-from conformance.corpus import cases as case_corpus
-from conformance.report.model import CaseLine
-from conformance.run.plan import DEFAULT_ORACLE
-from conformance.run.runner import Oracle, run_case
+from conformance import ORACLE_RELEASE
+
+# The plugin is loaded by every pytest run where the suite is installed: the harness is imported only by a
+# run that collects cases.
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr, TracebackStyle
+
+    from conformance.connection.breaker import Breaker
+    from conformance.corpus.cases import LoadedCase
+    from conformance.report.model import CaseLine
+    from conformance.run.runner import Oracle
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("conformance")
     group.addoption("--candidate", default=None, help="run the YAML cases against this candidate spec")
-    group.addoption("--oracle", default=DEFAULT_ORACLE, help="harbor==VERSION, or 'recorded'")
+    group.addoption("--oracle", default=f"harbor=={ORACLE_RELEASE}", help="harbor==VERSION, or 'recorded'")
     group.addoption("--candidate-timeout", type=float, default=30.0, help="seconds per request")
     group.addoption("--candidate-timeout-multiplier", type=float, default=1.0,
                     help="scale the candidate's request, start and stop timeouts")
@@ -43,6 +45,9 @@ class _Connections:
         self._oracle: Oracle | None = None
 
     def candidate(self) -> Breaker:
+        from conformance.connection.breaker import Breaker
+        from conformance.connection.connectors import connect
+
         if self._candidate is None:
             option = self.config.getoption
             # A candidate that keeps crashing fails the remaining items at once (outcome "broken").
@@ -52,6 +57,9 @@ class _Connections:
         return self._candidate
 
     def oracle(self) -> Oracle:
+        from conformance.connection.connectors import connect
+        from conformance.run.runner import Oracle
+
         if self._oracle is None:
             spec = self.config.getoption("oracle")
             self._oracle = Oracle(None if spec == "recorded" else connect(spec))
@@ -81,6 +89,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
     if not parent.config.getoption("candidate"):
         return None
+    from conformance.core import surfaces
+
     if file_path.suffix == ".yaml" and file_path.parent.name in surfaces.SURFACES:
         return CaseFile.from_parent(parent, path=file_path)
     return None
@@ -88,6 +98,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile |
 
 class CaseFile(pytest.File):
     def collect(self) -> Iterator[CaseItem]:
+        from conformance.corpus import cases as case_corpus
+
         loaded, errors = case_corpus.load_file(self.path)
         if errors:
             raise case_corpus.CorpusError(errors)
@@ -96,7 +108,7 @@ class CaseFile(pytest.File):
 
 
 class CaseItem(pytest.Item):
-    def __init__(self, *, loaded: case_corpus.LoadedCase, **kwargs: Any) -> None:
+    def __init__(self, *, loaded: LoadedCase, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.loaded = loaded
         for tag in loaded.case.tags:
@@ -104,6 +116,10 @@ class CaseItem(pytest.Item):
         self.record: CaseLine | None = None
 
     def runtest(self) -> None:
+        from conformance.core import scope
+        from conformance.core.outcomes import Outcome
+        from conformance.run.runner import run_case
+
         connections = self.config.stash[_KEY]
         oracle = connections.oracle()
         version = oracle.implementation.version if oracle.connection else None

@@ -176,7 +176,7 @@ print(len(values) / (time.perf_counter() - started))
 
 def record(inputs: list[Input], oracle: Oracle) -> list[Input]:
     """The inputs with the oracle's results recorded, as a case file holds them."""
-    from conformance.run.runner import _ask
+    from conformance.run.runner import ask
 
     surface = surfaces.get(inputs[0].surface)
     out = []
@@ -184,7 +184,7 @@ def record(inputs: list[Input], oracle: Oracle) -> list[Input]:
         chunk = inputs[start:start + 256]
         live = oracle.for_surface(surface)
         assert live is not None, "recording needs a live oracle"
-        replies = _ask(live, surface.name, [wire.encode(i.value) for i in chunk])
+        replies = ask(live, surface.name, [wire.encode(i.value) for i in chunk])
         out += [Input(i.id, i.surface, i.value, r.result(surface)) for i, r in zip(chunk, replies, strict=True)]
     return [i for i in out if i.recorded is not None]
 

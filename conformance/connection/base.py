@@ -28,7 +28,7 @@ HARBOR_MIN_TIMEOUT = 120.0  # a harbor job runs real trials: never less a reques
 MAX_LINE_BYTES = 64 * 1024 * 1024  # one reply line; a job.result output is kilobytes
 
 
-def _silent(message: str) -> None:
+def silent(message: str) -> None:
     """The default log: say nothing."""
 
 
@@ -46,7 +46,7 @@ class Settings:
     timeout_multiplier: float = 1.0
     validate: bool = False
     coverage_data: Path | None = None
-    log: Callable[[str], None] = _silent
+    log: Callable[[str], object] = silent
 
     @property
     def start_timeout(self) -> float:

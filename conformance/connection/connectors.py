@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -27,8 +28,8 @@ from conformance.connection.base import (
     ConnectError,
     Connection,
     Settings,
-    _silent,
     import_target,
+    silent,
 )
 from conformance.connection.evsys_plugin import EvsysConnector
 from conformance.connection.harbor import HarborConnector
@@ -135,7 +136,8 @@ def parse(text: str) -> Spec:
 
 
 def connect(spec: Spec | str, *, timeout: float = DEFAULT_TIMEOUT, timeout_multiplier: float = 1.0,
-            validate: bool = False, coverage_data: Path | None = None, log: Any = _silent) -> Connection:
+            validate: bool = False, coverage_data: Path | None = None,
+            log: Callable[[str], object] = silent) -> Connection:
     """Connect to what ``spec`` names (a string is parsed first); the settings are those of :class:`Settings`."""
     spec = parse(spec) if isinstance(spec, str) else spec
     if coverage_data is not None and spec.harbor_version is None:

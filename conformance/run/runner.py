@@ -146,7 +146,7 @@ def run_cases(
     yield from run_inputs(inputs, candidate, oracle, policy)
 
 
-def _ask(connection: Connection, surface: str, inputs: list[Any]) -> list[Reply]:
+def ask(connection: Connection, surface: str, inputs: list[Any]) -> list[Reply]:
     """The connection's replies to ``inputs`` (wire values): in one batch where it can, else one by one."""
     items = [(next(_SEQ), surface, value) for value in inputs]
     if not items:
@@ -183,7 +183,7 @@ def _run_chunk(chunk: list[Input], candidate: Connection, oracle: Oracle, policy
                 if result is None:
                     record.outcome, record.detail = Outcome.SKIP, "no recorded oracle result and no live oracle"
         else:
-            for i, reply in enumerate(_ask(live, surface.name, encoded)):
+            for i, reply in enumerate(ask(live, surface.name, encoded)):
                 result = reply.result(surface)
                 if result is None:
                     records[i].outcome, records[i].detail = Outcome.ERROR, f"oracle {reply.kind}: {reply.detail}"
@@ -195,7 +195,7 @@ def _run_chunk(chunk: list[Input], candidate: Connection, oracle: Oracle, policy
                 expected[i] = result
 
     todo = [i for i, result in enumerate(expected) if result is not None and records[i].outcome is Outcome.PASS]
-    for i, reply in zip(todo, _ask(candidate, surface.name, [encoded[i] for i in todo]), strict=True):
+    for i, reply in zip(todo, ask(candidate, surface.name, [encoded[i] for i in todo]), strict=True):
         record = records[i]
         known = expected[i]
         assert known is not None  # only inputs with an oracle result are asked

@@ -11,16 +11,37 @@ import signal
 import sys
 from collections.abc import Callable
 from types import FrameType
+from typing import Annotated
 
 import typer
 
+from conformance import ORACLE_RELEASE, SUITE, __version__
 from conformance.cli import corpus, oracle, reports, run
-from conformance.cli.console import guarded
+from conformance.cli.console import guarded, out
+from conformance.connection.protocol import PROTOCOL_VERSION
+from conformance.core.compare import COMPARATOR_VERSION
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+HELP = {"help_option_names": ["-h", "--help"]}
+app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings=HELP,
                   help="Certify a harbor scoring runner against harbor itself, case by case and bit for bit.")
-cases_app = typer.Typer(no_args_is_help=True, help="Inspect and check the case corpus.")
-expectations_app = typer.Typer(no_args_is_help=True, help="Expectation files: a candidate's known divergences.")
+cases_app = typer.Typer(no_args_is_help=True, context_settings=HELP, help="Inspect and check the case corpus.")
+expectations_app = typer.Typer(no_args_is_help=True, context_settings=HELP,
+                               help="Expectation files: a candidate's known divergences.")
+
+
+def _version(asked: bool) -> None:
+    if asked:
+        out.print(f"{SUITE} {__version__} (protocol {PROTOCOL_VERSION}, comparator {COMPARATOR_VERSION}, "
+                  f"oracle harbor=={ORACLE_RELEASE})", highlight=False)
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option(
+        "--version", "-V", callback=_version, is_eager=True, help="Print the suite's version and exit.")] = False,
+) -> None:
+    """Certify a harbor scoring runner against harbor itself, case by case and bit for bit."""
 app.add_typer(cases_app, name="cases")
 app.add_typer(expectations_app, name="expectations")
 

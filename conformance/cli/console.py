@@ -5,8 +5,10 @@ Tables and verdicts go to stdout; logs, progress and errors to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -26,6 +28,26 @@ out = Console(soft_wrap=True)
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+@contextlib.contextmanager
+def stdout_for_data(reserved: bool) -> Iterator[None]:
+    """While ``reserved``, what the command would print for a reader goes to stderr: stdout carries only the
+    data asked for with ``-`` (a report, a Markdown summary), so it can be piped."""
+    if not reserved:
+        yield
+        return
+    # rich keeps None for "sys.stdout at each write" (a test runner swaps sys.stdout): put back what was there.
+    previous = out._file
+    out.file = sys.stderr
+    try:
+        yield
+    finally:
+        out._file = previous
+
+
+def warn(message: str) -> None:
+    console.print(f"[yellow]warning:[/yellow] {escape(message)}", highlight=False)
 
 
 def log(message: str) -> None:

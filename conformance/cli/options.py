@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from conformance.cli.console import out
 from conformance.report import badge, junit, markdown
 from conformance.report.reader import read
 
@@ -17,7 +17,19 @@ OUTPUTS = "Report outputs"
 
 Candidate = Annotated[str, typer.Option(
     "--candidate", "-c", help="reference, module:attr, exec:COMMAND, harbor==X or an entry-point name.")]
-Surfaces = Annotated[list[str] | None, typer.Option("--surface", "-s", help="Only these surfaces (repeatable).")]
+def _known_surfaces(names: list[str] | None) -> list[str] | None:
+    """Every command that takes --surface refuses a name that is no surface, and lists those there are."""
+    from conformance.core import surfaces
+
+    unknown = [name for name in names or [] if name not in surfaces.SURFACES]
+    if unknown:
+        raise typer.BadParameter(f"unknown surface {', '.join(map(repr, unknown))}; known: "
+                                 + ", ".join(sorted(surfaces.SURFACES)))
+    return names
+
+
+Surfaces = Annotated[list[str] | None, typer.Option(
+    "--surface", "-s", help="Only these surfaces (repeatable).", callback=_known_surfaces)]
 CasesRoot = Annotated[Path | None, typer.Option("--cases", help="The case corpus folder.")]
 Timeout = Annotated[float, typer.Option(help="Seconds a candidate may take per request.")]
 TimeoutMultiplier = Annotated[float, typer.Option(
@@ -39,6 +51,10 @@ class ReportOutputs:
     junit: Path | None = None
     badge: Path | None = None
 
+    @property
+    def to_stdout(self) -> bool:
+        return self.markdown is not None and str(self.markdown) == "-"
+
     def write(self, report: Path) -> None:
         if not (self.markdown or self.junit or self.badge):
             return
@@ -46,7 +62,7 @@ class ReportOutputs:
         if self.markdown is not None:
             text = markdown.summary(data)
             if str(self.markdown) == "-":
-                out.print(text, markup=False, highlight=False)
+                sys.stdout.write(text + "\n")  # alone on stdout: the command's tables went to stderr
             else:
                 _write(self.markdown, text)
         if self.junit is not None:

@@ -37,7 +37,7 @@ def oracle(harbor: opt.HarborRelease = ORACLE_RELEASE) -> None:
 def lock(
     versions: Annotated[list[str], typer.Argument(help="harbor releases.")],
     out_dir: Annotated[Path | None, typer.Option(
-        "--out", help="Where the locks go [default: oracles/locks/ of the installed suite].")] = None,
+        "--out", help="Where the locks go.", show_default="oracles/locks/ of the installed suite")] = None,
     override: Annotated[list[str] | None, typer.Option(
         help="A requirement that replaces harbor's own (repeatable); written into the lock.")] = None,
 ) -> None:
@@ -49,11 +49,13 @@ def lock(
 
 
 def gate(
-    versions: Annotated[list[str] | None, typer.Argument(help="harbor releases to gate [default: the newest].")] = None,
+    versions: Annotated[list[str] | None, typer.Argument(
+        help="harbor releases to gate.", show_default="the newest")] = None,
     since: Annotated[str | None, typer.Option(help="Every final release from this one to the newest.")] = None,
     baseline: Annotated[str, typer.Option(help="The oracle's release.")] = ORACLE_RELEASE,
     expectations: Annotated[Path | None, typer.Option(
-        help="Expectation file [default: oracles/expectations/harbor-VERSION.yaml]; only with one release.")] = None,
+        help="Expectation file; only with one release.",
+        show_default="oracles/expectations/harbor-VERSION.yaml")] = None,
     out_dir: Annotated[Path, typer.Option(
         "--out", help="Where the reports (JSONL and Markdown) go.")] = Path("reports/gate"),
     no_generate: Annotated[bool, typer.Option("--no-generate", help="Cases only, no generated inputs.")] = False,
@@ -97,8 +99,8 @@ def gate(
 
 def coverage(
     source: Annotated[list[str] | None, typer.Option(
-        "--from", help="cases, ci (the ci profile's generated inputs), or both [default: both, measured "
-                       "separately].")] = None,
+        "--from", help="cases, ci (the ci profile's generated inputs), or both.",
+        show_default="both, measured separately")] = None,
     harbor: opt.HarborRelease = ORACLE_RELEASE,
     cases_root: opt.CasesRoot = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the figures as JSON here.")] = None,

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from conformance.cli import options as opt
-from conformance.cli.console import fail, out, print_problems, print_tables
+from conformance.cli.console import fail, out, print_problems, print_tables, stdout_for_data
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.promote import promote as promote_findings
 from conformance.report import diff as report_diff
@@ -28,12 +28,14 @@ def summary(
     """Summarise a JSONL report (even one cut short by a killed run), and derive its other formats."""
     data = read(report)
     tally = data.tally()
-    print_problems(data.records)
-    print_tables(tally, f"{data.candidate_spec} vs {data.oracle_spec}")
-    if data.footer is None:
-        out.print("[yellow]the report has no footer: the run did not finish[/yellow] (the same `certify` "
-                  f"command with `--resume --report {escape(str(report))}` goes on from it)")
-    opt.ReportOutputs(markdown_out, junit_out, badge_out).write(report)
+    outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
+    with stdout_for_data(outputs.to_stdout):
+        print_problems(data.records)
+        print_tables(tally, f"{data.candidate_spec} vs {data.oracle_spec}")
+        if data.footer is None:
+            out.print("[yellow]the report has no footer: the run did not finish[/yellow] (the same `certify` "
+                      f"command with `--resume --report {escape(str(report))}` goes on from it)")
+        outputs.write(report)
     raise typer.Exit(0 if tally.conforms and data.footer is not None else 1)
 
 
@@ -86,7 +88,7 @@ def promote(report: Path, cases_root: opt.CasesRoot = None) -> None:
 def expectations_update(
     report: Annotated[Path, typer.Argument(help="The report whose divergences the file should list.")],
     file: Annotated[Path | None, typer.Option(
-        "--file", "-f", help="The expectation file [default: the one the report was run with].")] = None,
+        "--file", "-f", help="The expectation file.", show_default="the one the report was run with")] = None,
 ) -> None:
     """Write or refresh an expectation file from a report: every divergence listed, reasons kept."""
     data = read(report)

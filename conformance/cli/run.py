@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
+import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -9,7 +12,16 @@ import typer
 from rich.markup import escape
 
 from conformance.cli import options as opt
-from conformance.cli.console import fail, log, out, print_problems, print_tables, print_verdict
+from conformance.cli.console import (
+    fail,
+    log,
+    out,
+    print_problems,
+    print_tables,
+    print_verdict,
+    stdout_for_data,
+    warn,
+)
 from conformance.connection.base import DEFAULT_TIMEOUT
 from conformance.connection.breaker import DEFAULT_LIMIT
 from conformance.connection.connectors import parse
@@ -20,6 +32,7 @@ from conformance.report.writer import dumps
 from conformance.run import certification
 from conformance.run import generate as generation
 from conformance.run.plan import DEFAULT_ORACLE, Options
+from conformance.run.runner import RECORDED
 from conformance.run.shards import CombineError, Shard
 from conformance.run.shards import combine as merge
 
@@ -33,7 +46,18 @@ def _shard(text: str | None) -> Shard | None:
         raise fail(str(e)) from None
 
 
+def _ignored(ctx: typer.Context, oracle: str, no_generate: bool, case: list[str] | None) -> None:
+    """Generation options given on the command line to a run that generates nothing: said, not silently dropped."""
+    why = ("generated inputs need a live oracle (not --oracle recorded)" if oracle == RECORDED
+           else "--no-generate" if no_generate else "--case selects cases only" if case else None)
+    given = [f"--{name.replace('_', '-')}" for name in ("profile", "seed", "max_examples")
+             if getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"]
+    if why and given:
+        warn(f"{', '.join(given)} ignored: {why}")
+
+
 def certify(
+    ctx: typer.Context,
     candidate: opt.Candidate = "reference",
     oracle: Annotated[str, typer.Option(
         help="harbor==VERSION (live), or 'recorded' to use the corpus's recordings.")] = DEFAULT_ORACLE,
@@ -41,7 +65,8 @@ def certify(
     case: Annotated[list[str] | None, typer.Option(
         "--case", "-k", help="Only case ids matching this glob (repeatable).")] = None,
     report: Annotated[Path | None, typer.Option(
-        help="Where to write the JSONL report [default: reports/<candidate>.jsonl].")] = None,
+        help="Where to write the JSONL report ('-': stdout, and the tables go to stderr).",
+        show_default="reports/<candidate>.jsonl")] = None,
     cases_root: opt.CasesRoot = None,
     timeout: opt.Timeout = DEFAULT_TIMEOUT,
     nan_policy_name: Annotated[str | None, typer.Option(
@@ -50,9 +75,9 @@ def certify(
     profile: Annotated[str, typer.Option(
         help="Generated inputs: ci (fixed seed and budget), dev, explore.")] = generation.DEFAULT_PROFILE,
     seed: Annotated[int | None, typer.Option(
-        help="The generators' seed [default: the profile's, or a fresh one].")] = None,
+        help="The generators' seed.", show_default="the profile's, or a fresh one")] = None,
     max_examples: Annotated[int | None, typer.Option(
-        min=1, help="Generated inputs per surface [default: the profile's].")] = None,
+        min=1, help="Generated inputs per surface.", show_default="the profile's")] = None,
     no_cases: Annotated[bool, typer.Option(
         "--no-cases", help="Skip the declared cases; generated inputs only.")] = False,
     no_generate: Annotated[bool, typer.Option(
@@ -76,6 +101,11 @@ def certify(
              "with 1/N of the budget; `conformance combine` merges the parts.")] = None,
 ) -> None:
     """Certify a candidate against the oracle: the declared cases, then generated inputs."""
+    outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
+    report_to_stdout = report is not None and str(report) == "-"
+    if report_to_stdout and (outputs.to_stdout or resume):
+        raise fail("--report - is the report on stdout: it goes with neither --markdown - nor --resume")
+    _ignored(ctx, oracle, no_generate, case)
     options = Options(
         candidate=parse(candidate), oracle=oracle, surfaces=surface, case_globs=case, cases_root=cases_root,
         timeout=timeout, nan_policy=nan_policy_name, profile=profile, seed=seed, max_examples=max_examples,
@@ -84,19 +114,26 @@ def certify(
         resume=resume, shard=_shard(shard))
     slug = options.candidate_spec.report_id
     default = f"{slug}.shard-{options.shard.index}-of-{options.shard.count}" if options.shard else slug
-    path = report if report is not None else Path("reports") / f"{default}.jsonl"
-    try:
-        run = certification.certify(options, path, log=log)
-    except KeyboardInterrupt:
-        log(f"interrupted: the report so far is in {path} (no footer); the same command with "
-            "--resume goes on from it")
-        raise typer.Exit(130) from None
-    print_problems(run.records)
-    impl = run.candidate_implementation
-    name = f"{impl.name} {impl.version}" if impl else candidate
-    print_tables(run.tally, f"{name} vs {run.oracle_spec}")
-    print_verdict(candidate, run.tally, run.conforms, path)
-    opt.ReportOutputs(markdown_out, junit_out, badge_out).write(path)
+    with contextlib.ExitStack() as stack:
+        if report_to_stdout:  # written to a file as always (flushed line by line), then sent to stdout whole
+            path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="conformance-report-"))) / "r.jsonl"
+        else:
+            path = report if report is not None else Path("reports") / f"{default}.jsonl"
+        stack.enter_context(stdout_for_data(report_to_stdout or outputs.to_stdout))
+        try:
+            run = certification.certify(options, path, log=log)
+        except KeyboardInterrupt:
+            log(f"interrupted: the report so far is in {path} (no footer); the same command with "
+                "--resume goes on from it")
+            raise typer.Exit(130) from None
+        print_problems(run.records)
+        impl = run.candidate_implementation
+        name = f"{impl.name} {impl.version}" if impl else candidate
+        print_tables(run.tally, f"{name} vs {run.oracle_spec}")
+        print_verdict(candidate, run.tally, run.conforms, Path("-") if report_to_stdout else path)
+        outputs.write(path)
+        if report_to_stdout:
+            sys.stdout.write(path.read_text(encoding="utf-8"))
     raise typer.Exit(0 if run.conforms else 1)
 
 
@@ -139,8 +176,10 @@ def combine(
             handle.write(dumps(line) + "\n")
     data = read(out_path)
     tally = data.tally()
-    print_problems(data.records)
-    print_tables(tally, f"{head.candidate.spec} vs {head.oracle.spec} ({len(parts)} shards)")
-    print_verdict(head.candidate.spec, tally, footer.conforms, out_path)
-    opt.ReportOutputs(markdown_out, junit_out, badge_out).write(out_path)
+    outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
+    with stdout_for_data(outputs.to_stdout):
+        print_problems(data.records)
+        print_tables(tally, f"{head.candidate.spec} vs {head.oracle.spec} ({len(parts)} shards)")
+        print_verdict(head.candidate.spec, tally, footer.conforms, out_path)
+        outputs.write(out_path)
     raise typer.Exit(0 if footer.conforms else 1)

@@ -81,3 +81,49 @@ def test_generation_options_a_run_would_ignore_are_said_to_be_ignored(tmp_path):
     quiet = run("certify", "-c", "reference", "--oracle", "recorded", "-s", "reason.normalize",
                 "--report", str(tmp_path / "r.jsonl"))
     assert "ignored" not in quiet.stderr
+
+
+def _one_surface_only():
+    """A candidate that answers reward.parse only, wrongly (``empty_by_strip``), and skips every other surface."""
+    from conformance.kit import Candidate, SkipSurface
+    from tests.wrong_candidates import empty_by_strip
+
+    def decline(request):
+        raise SkipSurface("not implemented yet")
+
+    partial = Candidate("partial", "0.1")
+    partial.handlers = {name: decline for name in SURFACES}
+    partial.handlers["reward.parse"] = empty_by_strip.handlers["reward.parse"]
+    return partial
+
+
+one_surface_only = _one_surface_only()
+
+
+def test_failures_come_first_and_skips_are_counted_not_listed(tmp_path):
+    done = run("certify", "-c", "tests.test_cli:one_surface_only", "--oracle", "recorded",
+               "--report", str(tmp_path / "r.jsonl"))
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[0] == "3 failing case(s), by surface and mismatch class:"
+    assert lines[1] == "reward.parse — error-type: 3 case(s)"
+    first = lines[2:7]
+    assert first[0].strip().startswith("FAIL reward.parse::")
+    assert first[1].strip().startswith("input:") and first[2].strip().startswith("oracle:    raises ")
+    assert "candidate: raises RewardFileEmptyError (reason code harbor_reward_empty): Reward file is empty" in first[3]
+    assert first[4].strip().startswith("error-type at $: oracle VerifierOutputParseError / candidate ")
+    skipped = lines.index("468 case(s) skipped (they count against conformance):")  # 567 cases, 99 reward.parse
+    assert skipped > max(i for i, line in enumerate(lines) if "FAIL " in line)
+    assert lines[skipped + 1] == "  evsys.metric: 53 — not implemented yet"
+    assert sum(" SKIP " in f" {line} " for line in lines) == 0  # no skipped case is listed one by one
+
+
+def test_a_report_keeps_each_sides_exception_message_and_a_failing_cases_input(tmp_path):
+    report = tmp_path / "r.jsonl"
+    run("certify", "-c", "tests.test_cli:one_surface_only", "--oracle", "recorded", "-s", "reward.parse",
+        "--report", str(report))
+    lines = [json.loads(line) for line in report.read_text().splitlines() if '"type": "case"' in line]
+    failing = [line for line in lines if line["outcome"] == "fail"]
+    assert len(failing) == 3 and all("input" in line for line in failing)
+    assert all(line["candidate"]["message"].startswith("Reward file is empty") for line in failing)
+    assert not any("input" in line for line in lines if line["outcome"] == "pass")

@@ -70,3 +70,14 @@ def test_only_the_last_line_may_be_cut_short(tmp_path):
     path.write_text(path.read_text() + "\n" + json.dumps(NULL_OUTPUT.to_json()) + "\n")
     with pytest.raises(ReportError, match=":3: not a JSON line"):
         read(path)
+
+
+def test_a_long_exception_message_is_kept_cut_with_its_length():
+    from conformance.core.compare import Result
+    from conformance.report.model import MESSAGE_LIMIT, result_line
+
+    line = result_line(Result.of_raised("ValueError", None, "x" * 5000))
+    assert isinstance(line, RaisedResult) and line.message is not None
+    assert line.message == "x" * MESSAGE_LIMIT + "… (5000 characters)"
+    short = result_line(Result.of_raised("ValueError", None, "no reward file"))
+    assert short.text() == "raises ValueError: no reward file"

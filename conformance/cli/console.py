@@ -20,7 +20,8 @@ from rich.table import Table
 from conformance.core.outcomes import Outcome
 from conformance.errors import HarnessError
 from conformance.report.markdown import shown_outcomes
-from conformance.report.model import CaseLine
+from conformance.report.model import CaseLine, result_text
+from conformance.report.problems import problems
 from conformance.report.writer import Tally
 
 console = Console(stderr=True, soft_wrap=True)
@@ -103,32 +104,58 @@ def generated_table(tally: Tally) -> Table:
     return table
 
 
-def input_text(record: CaseLine, limit: int = 300) -> str:
-    text = repr(record.decoded_input)
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+def shortened(text: str, limit: int = 300) -> str:
+    text = text.replace("\n", "⏎")
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
-def print_problems(records: list[CaseLine], limit: int = 40) -> None:
-    shown = 0
-    for record in records:
-        if record.conforms and not record.stale:
-            continue
-        shown += 1
-        if shown > limit:
-            out.print("... and more; see the report", highlight=False)
-            break
+def _case(record: CaseLine, indent: str = "    ") -> None:
+    """One problem: its input, both sides, every mismatch (bits and ULPs with floats), its detail."""
+    def say(text: str) -> None:
+        out.print(indent + text, highlight=False, markup=False)
+
+    if record.input is not None:
+        say(f"input:     {shortened(repr(record.decoded_input))}")
+    if record.oracle is not None or record.candidate is not None:
+        say(f"oracle:    {shortened(result_text(record.oracle))}")
+        say(f"candidate: {shortened(result_text(record.candidate))}")
+    for m in record.mismatches:
+        say(m.describe())
+    if record.stale:
+        say("the live oracle disagrees with the case's recorded result:")
+        for m in record.recording_mismatches:
+            say(m.describe("recorded", "oracle"))
+    if record.detail:
+        say(record.detail.strip().replace("\n", "\n" + indent)[:2000])
+
+
+def print_problems(records: list[CaseLine], per_group: int = 10, others_limit: int = 20) -> None:
+    """Failures first, grouped by surface and mismatch class; the other problems; then skips, counted."""
+    found = problems(records)
+    if found.failures:
+        out.print(f"[b]{found.failing} failing case(s)[/b], by surface and mismatch class:", highlight=False)
+    for surface, groups in found.failures.items():
+        for cls, lines in groups.items():
+            out.print(f"[b]{escape(surface)}[/b] — {escape(cls)}: {len(lines)} case(s)", highlight=False)
+            for record in lines[:per_group]:
+                out.print(f"  [b]FAIL[/b] {escape(record.id)}", highlight=False)
+                _case(record)
+            if len(lines) > per_group:
+                out.print(f"  ... and {len(lines) - per_group} more {escape(cls)} failure(s) of {escape(surface)} "
+                          "in the report", highlight=False)
+    if found.others:
+        out.print(f"[b]{len(found.others)} other problem(s)[/b]:", highlight=False)
+    for record in found.others[:others_limit]:
         named = f" ({record.protocol_error})" if record.protocol_error else ""
-        out.print(f"[b]{record.outcome.upper()}[/b] {escape(record.id)}{named}", highlight=False)
-        if record.generated:
-            out.print(f"    input: {input_text(record)}", highlight=False, markup=False)
-        for m in record.mismatches:
-            out.print(f"    {m.describe()}", highlight=False, markup=False)
-        if record.stale:
-            out.print("    the live oracle disagrees with the case's recorded result:", highlight=False)
-            for m in record.recording_mismatches:
-                out.print(f"    {m.describe('recorded', 'oracle')}", highlight=False, markup=False)
-        if record.detail:
-            out.print("    " + record.detail.strip().replace("\n", "\n    ")[:2000], highlight=False, markup=False)
+        label = "STALE RECORDING" if record.conforms else record.outcome.upper()
+        out.print(f"  [b]{escape(label)}[/b] {escape(record.id)}{named}", highlight=False)
+        _case(record)
+    if len(found.others) > others_limit:
+        out.print(f"  ... and {len(found.others) - others_limit} more in the report", highlight=False)
+    if found.skips:
+        out.print(f"[b]{found.skipped} case(s) skipped[/b] (they count against conformance):", highlight=False)
+        for (surface, reason), count in sorted(found.skips.items()):
+            out.print(f"  {escape(surface)}: {count} — {escape(reason)}", highlight=False)
 
 
 def print_tables(tally: Tally, title: str) -> None:

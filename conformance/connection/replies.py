@@ -74,7 +74,7 @@ class Reply:
         if self.kind is ReplyKind.OUTPUT:
             return Result.of_value(self.value, self.encoded)
         if self.kind is ReplyKind.RAISED:
-            return Result.of_raised(self.value, surface.read_message(self.detail))
+            return Result.of_raised(self.value, surface.read_message(self.detail), self.detail)
         return None
 
     def first_line(self, limit: int = 200) -> str:

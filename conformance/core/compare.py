@@ -12,7 +12,7 @@ class, a path, and for floats both bit patterns and the ULP distance.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any, ClassVar
@@ -94,6 +94,19 @@ class MismatchClass(str, Enum):
     REASON_CODE = "reason-code"
 
 
+# The classes from the most to the least severe: the first one a mismatch list holds names what went wrong
+# (a wrong exception matters more than a key order; a type more than a last bit).
+SEVERITY = [MismatchClass(c) for c in (
+    "error-vs-value", "error-type", "reason-code", "type", "missing-key", "extra-key", "length", "key-order", "value",
+    "inf-vs-finite", "inf-sign", "nan-vs-number", "ulp", "sign-of-zero", "nan-payload")]
+assert set(SEVERITY) == set(MismatchClass), "every mismatch class needs a severity"
+
+
+def most_severe(mismatches: Iterable[Mismatch]) -> MismatchClass | None:
+    """The most severe class among ``mismatches``; None for none."""
+    return min((m.cls for m in mismatches), key=SEVERITY.index, default=None)
+
+
 @dataclass(frozen=True)
 class Result:
     """What one implementation did with one input."""
@@ -106,6 +119,9 @@ class Result:
     # The value's wire form, when it came over the wire: two equal wire forms are the same value, bit
     # for bit and in key order, so the comparison is settled without walking the values.
     encoded: Any = field(default=None, compare=False, repr=False)
+    # The exception's message, when it raised: shown to whoever reads the result, never compared (only its
+    # reason code is, where the surface reads messages).
+    message: str | None = field(default=None, compare=False)
 
     @classmethod
     def of_value(cls, value: Any, encoded: Any = None) -> Result:
@@ -115,8 +131,8 @@ class Result:
         return self.encoded if self.encoded is not None else wire.encode(self.value)
 
     @classmethod
-    def of_raised(cls, type_name: str, reason_code: str | None = None) -> Result:
-        return cls(raised=type_name, reason_code=reason_code)
+    def of_raised(cls, type_name: str, reason_code: str | None = None, message: str | None = None) -> Result:
+        return cls(raised=type_name, reason_code=reason_code, message=message)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from typing import Any
 
 from conformance.core.outcomes import Outcome
 from conformance.report.model import CaseLine, describe, result_text
+from conformance.report.problems import problems
 from conformance.report.reader import Report
 from conformance.report.writer import Tally
 
@@ -78,17 +79,34 @@ def summary(report: Report, *, limit: int = 50) -> str:
         lines += ["| generated | inputs run | divergences | expected |", "|---|---:|---:|---:|"]
         for surface, line in sorted(tally.generated.items()):
             expected = sum(1 for i in tally.expected_findings if i.startswith(surface + "::"))
-            found = len(line.divergences) - expected
+            divergences = len(line.divergences) - expected
             error = " + generator error" if line.error else ""
-            lines.append(f"| `{surface}` | {line.inputs_run} | {found}{error} | {expected} |")
+            lines.append(f"| `{surface}` | {line.inputs_run} | {divergences}{error} | {expected} |")
         lines.append("")
-    problems = [r for r in report.records if not r.conforms or r.stale]
-    if problems:
-        lines += [f"### {len(problems)} problem(s)", "", "| id | outcome | first difference |", "|---|---|---|"]
-        for record in problems[:limit]:
-            lines.append(f"| `{record.id}` | {record.outcome} | {_cell(record.first_difference())} |")
-        if len(problems) > limit:
-            lines.append(f"| … | | {len(problems) - limit} more in the report |")
+    found = problems(report.records)
+    if found.failures:
+        failing = [(surface, cls, record) for surface, groups in found.failures.items()
+                   for cls, records in groups.items() for record in records]
+        lines += [f"### {found.failing} failing case(s)", "",
+                  "| surface | class | id | first difference |", "|---|---|---|---|"]
+        for surface, cls, record in failing[:limit]:
+            lines.append(f"| `{surface}` | {cls} | `{record.id}` | {_cell(record.first_difference())} |")
+        if len(failing) > limit:
+            lines.append(f"| … | | | {len(failing) - limit} more in the report |")
+        lines.append("")
+    if found.others:
+        lines += [f"### {len(found.others)} other problem(s)", "", "| id | outcome | first difference |",
+                  "|---|---|---|"]
+        for record in found.others[:limit]:
+            outcome = "stale recording" if record.conforms else str(record.outcome)
+            lines.append(f"| `{record.id}` | {outcome} | {_cell(record.first_difference())} |")
+        if len(found.others) > limit:
+            lines.append(f"| … | | {len(found.others) - limit} more in the report |")
+        lines.append("")
+    if found.skips:
+        lines += [f"### {found.skipped} skipped case(s)", "", "| surface | cases | reason |", "|---|---:|---|"]
+        lines += [f"| `{surface}` | {count} | {_cell(reason)} |"
+                  for (surface, reason), count in sorted(found.skips.items())]
         lines.append("")
     if tally.stale_expectations:
         lines += ["### Stale expectations", "", "Entries naming no case of the run:", ""]
@@ -141,8 +159,9 @@ def changes(report: Report, *, baseline: str, release: str,
 
 
 def input_of(record: CaseLine, lookup: Lookup) -> Any:
-    """A report line's input: a generated finding carries it, a case's comes from the corpus."""
-    if record.generated:
+    """A report line's input: the line carries it (a generated finding, a case that did not pass), else the
+    corpus has it."""
+    if record.input is not None:
         return record.decoded_input
     found = lookup(record.id)
     return found[1] if found else None

@@ -22,6 +22,7 @@ from conformance.core.outcomes import DIVERGING, Outcome, ProtocolError, ReplyKi
 from conformance.kit import wire
 
 REPORT_VERSION = 1
+MESSAGE_LIMIT = 2000  # characters of an exception message a report keeps
 
 
 class _Model(BaseModel):
@@ -119,20 +120,31 @@ class OutputResult(_Model):
 class RaisedResult(_Model):
     raised: str = Field(description="Class name of the exception raised.")
     reason_code: str | None = None
+    message: str | None = Field(default=None, description=(
+        f"The exception's message, its first {MESSAGE_LIMIT} characters (a longer one says how long it was). "
+        "Shown, never compared."))
 
     def to_result(self) -> Result:
-        return Result.of_raised(self.raised, self.reason_code)
+        return Result.of_raised(self.raised, self.reason_code, self.message)
 
     def text(self) -> str:
-        return f"raises {self.raised}" + (f" (reason code {self.reason_code})" if self.reason_code else "")
+        code = f" (reason code {self.reason_code})" if self.reason_code else ""
+        return f"raises {self.raised}{code}" + (f": {self.message}" if self.message else "")
 
 
 ResultLine = OutputResult | RaisedResult
 
 
+def bounded(text: str | None, limit: int = MESSAGE_LIMIT) -> str | None:
+    """``text`` as a report keeps it: at most ``limit`` characters, and the length it had when cut."""
+    if text is None or len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text)} characters)"
+
+
 def result_line(result: Result) -> ResultLine:
     if result.raised is not None:
-        return RaisedResult(raised=result.raised, reason_code=result.reason_code)
+        return RaisedResult(raised=result.raised, reason_code=result.reason_code, message=bounded(result.message))
     return OutputResult(output=result.wire_form())
 
 
@@ -178,7 +190,8 @@ class CaseLine(_Line):
     surface: str
     outcome: Outcome
     origin: Literal["case", "generated"] = "case"
-    input: Any = Field(default=None, description="A generated input, as a wire value (cases' are in the corpus).")
+    input: Any = Field(default=None, description="The input, as a wire value: a generated one's always, a case's "
+                                                 "when it did not pass (the corpus holds them all).")
     oracle: ResultLine | None = None
     candidate: ResultLine | None = None
     protocol_error: ProtocolError | None = None

@@ -30,7 +30,7 @@ from typing import Any
 
 from conformance.connection.base import Connection
 from conformance.core import scope, surfaces
-from conformance.core.compare import MismatchClass, NanPolicy
+from conformance.core.compare import NanPolicy, most_severe
 from conformance.core.outcomes import Outcome
 from conformance.kit import wire
 from conformance.report.model import CaseLine, GeneratedLine, Generation
@@ -83,20 +83,16 @@ class Divergence(Exception):
 
 
 _KINDS: dict[tuple[str, ...], type[Divergence]] = {}
-# A failure's kind is its most severe mismatch class: one bug shows several
-# classes at once (a key missing and another one extra), and keying on all of
-# them would report each combination as a separate finding.
-SEVERITY = [MismatchClass(c) for c in (
-    "error-vs-value", "error-type", "reason-code", "type", "missing-key", "extra-key", "length", "key-order", "value",
-    "inf-vs-finite", "inf-sign", "nan-vs-number", "ulp", "sign-of-zero", "nan-payload")]
-assert set(SEVERITY) == set(MismatchClass), "every mismatch class needs a severity"
 
 
 def kind_of(record: CaseLine) -> tuple[str, ...]:
-    """The outcome, and for a ``fail`` its most severe mismatch class."""
-    if not record.mismatches:
-        return (record.outcome,)
-    return (record.outcome, min((m.cls for m in record.mismatches), key=SEVERITY.index).value)
+    """The outcome, and for a ``fail`` its most severe mismatch class.
+
+    One bug shows several classes at once (a key missing and another one
+    extra): keying on all of them would report each combination as a finding.
+    """
+    main = most_severe(record.mismatches)
+    return (record.outcome,) if main is None else (record.outcome, main.value)
 
 
 def divergence_type(kind: tuple[str, ...]) -> type[Divergence]:

@@ -209,6 +209,8 @@ def _run_chunk(chunk: list[Input], candidate: Connection, oracle: Oracle, policy
             record.mismatches = compare(known, actual, policy, surface.unordered)
             record.outcome = Outcome.FAIL if record.mismatches else Outcome.PASS
     each = (time.perf_counter() - started) / len(chunk)
-    for record in records:
+    for record, value in zip(records, encoded, strict=True):
         record.seconds = each
+        if record.outcome is not Outcome.PASS:
+            record.input = value  # whoever reads the report sees what went in, without the corpus at hand
     return records

@@ -142,18 +142,45 @@ def test_junit_counts_each_outcome_where_ci_systems_look(mixed):
 
 
 def test_badge_for_a_failing_a_known_and_a_clean_run(mixed, tmp_path):
-    assert badge.render(read(mixed)) == {"schemaVersion": 1, "label": "harbor 0.13.1 conformance",
-                                         "message": "2/6 cases, 1 known, 1 generated divergence(s)", "color": "red"}
+    assert badge.render(read(mixed)) == {
+        "schemaVersion": 1, "label": "harbor 0.13.1", "color": "red",
+        "message": "2/6 cases, 12 generated, 1 known, 1 generated divergence(s), "
+                   "partial: metric.compute, reward.parse"}
     known = _write(tmp_path / "known.jsonl", [
         _case("reward.parse::ok", "pass"),
         _case("reward.parse::known", "xfail", MISMATCH, expected_divergence={"outcome": "fail", "classes": ["value"],
                                                                           "reason": "r"})])
     assert badge.render(read(known))["color"] == "yellow"
-    assert badge.render(read(known))["message"] == "2/2 cases, 1 known"
+    assert badge.render(read(known))["message"] == "2/2 cases, 1 known, partial: reward.parse"
     clean = _write(tmp_path / "clean.jsonl", [_case("reward.parse::ok", "pass")])
-    assert badge.render(read(clean))["color"] == "brightgreen"
+    assert badge.render(read(clean)) == {"schemaVersion": 1, "label": "harbor 0.13.1", "color": "brightgreen",
+                                         "message": "1/1 cases, partial: reward.parse"}  # green only saying partial
     unfinished = _write(tmp_path / "cut.jsonl", [_case("reward.parse::ok", "pass")], footer=False)
     assert badge.render(read(unfinished))["color"] == "red"
+    assert badge.render(read(unfinished))["message"].endswith(", unfinished")
+
+
+EVERY_SURFACE = ["evsys.metric", "job.result", "metric.compute", "multi_step.reward", "outcome.summary",
+                 "pass_at_k", "reason.normalize", "reward.parse"]
+
+
+@pytest.mark.parametrize(("header", "label", "message"), [
+    ({"surfaces": EVERY_SURFACE}, "harbor 0.13.1", "1/1 cases"),
+    ({"surfaces": EVERY_SURFACE, "oracle": {"spec": "recorded"}}, "harbor 0.13.1 (recorded)", "1/1 cases"),
+    ({"surfaces": EVERY_SURFACE, "oracle": {"spec": "harbor==0.25.0"}}, "harbor 0.25.0", "1/1 cases"),
+    ({"surfaces": EVERY_SURFACE, "case_globs": ["reward.parse::txt-*"]}, "harbor 0.13.1",
+     "1/1 cases, partial: cases reward.parse::txt-*"),
+    ({"surfaces": EVERY_SURFACE, "shard": {"index": 1, "count": 3, "cases": ["reward.parse::ok"]}}, "harbor 0.13.1",
+     "1/1 cases, partial: shard 1/3"),
+    ({"surfaces": EVERY_SURFACE[:5]}, "harbor 0.13.1", "1/1 cases, partial: 5/8 surfaces"),
+])
+def test_the_badge_names_what_was_certified(tmp_path, header, label, message):
+    path = tmp_path / "r.jsonl"
+    lines = [header_line(**header), {"type": "case", "id": "reward.parse::ok", "surface": "reward.parse",
+                                     "outcome": "pass"}, footer_line()]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    shown = badge.render(read(path))
+    assert (shown["label"], shown["message"], shown["color"]) == (label, message, "brightgreen")
 
 
 def test_markdown_summary_lists_the_problems_and_not_the_known(mixed):

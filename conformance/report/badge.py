@@ -1,31 +1,62 @@
 """A report as a badge: the JSON that shields.io's endpoint badge reads.
 
-    {"schemaVersion": 1, "label": "harbor 0.13.1", "message": "554/554 cases", "color": "brightgreen"}
+    {"schemaVersion": 1, "label": "harbor 0.13.1", "message": "567/567 cases, 2000 generated",
+     "color": "brightgreen"}
+
+It names what was certified: the oracle (and that its answers were the
+corpus's recordings, when they were), the cases and generated inputs, and
+whether the run covered less than the whole suite (some surfaces, some
+cases, one shard). A run that covered less says "partial" whatever its
+colour; a run that did not finish, or diverged, is red.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from conformance import ORACLE_RELEASE
+from conformance.core import surfaces
 from conformance.core.outcomes import Outcome
+from conformance.report.model import Header
 from conformance.report.reader import Report
+
+
+def label(head: Header | None) -> str:
+    spec = head.oracle.spec if head is not None else "?"
+    if spec == "recorded":
+        return f"harbor {ORACLE_RELEASE} (recorded)"
+    return spec.replace("==", " ")
+
+
+def partial(head: Header | None) -> str | None:
+    """How a run covered less than the whole suite, in a few words; None when it covered it all."""
+    if head is None:
+        return "no header"
+    if head.shard is not None:
+        return f"shard {head.shard.index}/{head.shard.count}"
+    if head.case_globs:
+        return "cases " + ", ".join(head.case_globs)
+    every = sorted(surfaces.SURFACES)
+    run = [name for name in every if name in head.surfaces]
+    if len(run) == len(every):
+        return None
+    return ", ".join(run) if 0 < len(run) <= 3 else f"{len(run)}/{len(every)} surfaces"
 
 
 def render(report: Report) -> dict[str, Any]:
     tally = report.tally()
-    oracle = report.oracle_spec.replace("==", " ")
-    finished = report.finished
     known = tally.outcomes[Outcome.XFAIL]
-    if tally.total:
-        message = f"{tally.conforming}/{tally.total} cases"
-    else:
-        message = f"{sum(g.inputs_run for g in tally.generated.values())} inputs"
+    inputs = sum(g.inputs_run for g in tally.generated.values())
+    parts = [f"{tally.conforming}/{tally.total} cases"] if tally.total else []
+    if tally.generated:
+        parts.append(f"{inputs} generated")
     if known:
-        message += f", {known} known"
+        parts.append(f"{known} known")
     if tally.findings:
-        message += f", {len(tally.findings)} generated divergence(s)"
-    if not finished:
-        message += ", unfinished"
-    color = "brightgreen" if tally.conforms and finished and not known else (
-        "yellow" if tally.conforms and finished else "red")
-    return {"schemaVersion": 1, "label": f"{oracle} conformance", "message": message, "color": color}
+        parts.append(f"{len(tally.findings)} generated divergence(s)")
+    if (narrower := partial(report.header)) is not None:
+        parts.append(f"partial: {narrower}")
+    if not report.finished:
+        parts.append("unfinished")
+    color = ("red" if not (tally.conforms and report.finished) else "yellow" if known else "brightgreen")
+    return {"schemaVersion": 1, "label": label(report.header), "message": ", ".join(parts), "color": color}

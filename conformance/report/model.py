@@ -98,6 +98,7 @@ class Header(_Line):
     expectations: str | None = Field(default=None, description="The expectation file applied, if any.")
     resumed: list[ResumedRun] | None = Field(default=None, description="The interrupted runs this one goes on from.")
     shard: ShardInfo | None = None
+    case_globs: list[str] | None = Field(default=None, description="The --case globs that selected the cases, if any.")
     combined: list[CombinedPart] | None = Field(default=None, description="The shards a combined report merges.")
     python: str
     argv: list[str]

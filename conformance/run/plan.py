@@ -133,6 +133,7 @@ class Plan:
                    if shard else None),
             expectations=str(self.options.expectations) if self.options.expectations else None,
             resumed=self.resumed.history or None,
+            case_globs=self.options.case_globs or None,
         )
 
     def generation_line(self) -> Generation:

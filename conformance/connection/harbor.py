@@ -6,10 +6,11 @@ connects to other releases the same way.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-from conformance.connection.base import HARBOR_MIN_TIMEOUT, ConnectError, Connection, Settings
+from conformance.connection.base import HARBOR_MIN_TIMEOUT, ConnectError, Connection, Settings, silent
 from conformance.connection.process import Subprocess
 from conformance.connection.spec import HARBOR_KIND, Spec
 from conformance.kit import wire
@@ -28,16 +29,14 @@ def adapter_path() -> Path:
 
 
 def harbor_argv(harbor_version: str, *, coverage_data: Path | None = None,
-                settings: Settings | None = None) -> list[str]:
+                log: Callable[[str], object] = silent) -> list[str]:
     """The command that runs harbor's own code for one release behind the protocol.
 
     With ``coverage_data``, the adapter runs under coverage.py (line and branch)
     in the instrumented environment, measuring harbor's package only; the data
     is written to that file when the adapter exits normally (after ``stop``).
     """
-    log = settings.log if settings is not None else None
-    env = environments.ensure(harbor_version, coverage=coverage_data is not None,
-                              **({"log": log} if log is not None else {}))
+    env = environments.ensure(harbor_version, coverage=coverage_data is not None, log=log)
     # -I: nothing from the harness's environment leaks into harbor's (it drops
     # PYTHON* variables, user site and the script's directory, not the venv's
     # site-packages, so `-m coverage` still imports; coverage's runner leaves
@@ -66,7 +65,7 @@ class HarborConnector:
 
     def connect(self, spec: Spec, settings: Settings) -> Connection:
         try:
-            argv = harbor_argv(spec.target, coverage_data=settings.coverage_data, settings=settings)
+            argv = harbor_argv(spec.target, coverage_data=settings.coverage_data, log=settings.log)
         except environments.OracleSetupError as e:
             raise ConnectError(str(e)) from None
         return Subprocess(spec, argv, settings, env=environments.script_environment(),

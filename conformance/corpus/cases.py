@@ -164,10 +164,11 @@ def _owner(nodes: list[CaseNode], line: int) -> str | None:
     return owner
 
 
-def load_file(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
-    """Load one case file; never raises for bad content, returns the errors instead."""
+def load_file(path: Path, data: bytes | None = None) -> tuple[list[LoadedCase], list[CaseError]]:
+    """Load one case file (``data``: its bytes, when already read); never raises for bad content, returns the
+    errors instead."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = (path.read_bytes() if data is None else data).decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         return [], [CaseError(path, 1, None, f"cannot read: {e}")]
     # One loader composes the file once: the nodes serve the lint and the line numbers, then become the data.
@@ -245,10 +246,10 @@ def _load_file_once(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
     except OSError:
         return load_file(path)
     if b"!file" in data:
-        return load_file(path)
+        return load_file(path, data)
     key = (path, hashlib.sha256(data).hexdigest())
     if key not in _LOADED:
-        _LOADED[key] = load_file(path)
+        _LOADED[key] = load_file(path, data)
     cases, errors = _LOADED[key]
     return list(cases), list(errors)
 

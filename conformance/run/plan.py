@@ -26,7 +26,7 @@ from conformance.core.compare import POLICIES, NanPolicy
 from conformance.core.registry import RegistryError
 from conformance.corpus import cases as case_corpus
 from conformance.errors import UsageError
-from conformance.report.model import CaseLine, Generation, Header, Party, ShardInfo
+from conformance.report.model import CaseLine, Header, Party, ShardInfo
 from conformance.report.writer import new_header
 from conformance.run import generate as generation
 from conformance.run.expectations import ExpectationError, Expectations
@@ -135,9 +135,6 @@ class Plan:
             resumed=self.resumed.history or None,
             case_globs=self.options.case_globs or None,
         )
-
-    def generation_line(self) -> Generation:
-        return generation.describe(self.profile, self.seed, self.budget)
 
     def in_scope(self) -> Callable[[str], bool]:
         """Whether an expectation entry should have named something this run ran.

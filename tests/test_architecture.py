@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "conformance"
 
 # Bottom to top, as in docs/architecture.md.
 LAYERS = [
-    ("base", ["conformance", "conformance.errors"]),
+    ("base", ["conformance", "conformance.errors", "conformance.shipped"]),
     ("kit", ["conformance.kit"]),
     ("core", ["conformance.core"]),
     ("oracle", ["conformance.oracle"]),

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from conformance import ORACLE_RELEASE
+from conformance import ORACLE_RELEASE, shipped
 from conformance.cli import options as opt
 from conformance.cli.console import fail, log, out, refused
 from conformance.connection.base import Connection
@@ -42,7 +41,7 @@ def lock(
         help="A requirement that replaces harbor's own (repeatable); written into the lock.")] = None,
 ) -> None:
     """Resolve and write the pinned lock (every dependency, with hashes) of harbor releases."""
-    folder = out_dir or Path(str(resources.files("oracles") / "locks"))
+    folder = out_dir or shipped.oracle_file("locks")
     for version in versions:
         path = environments.resolve_lock(version, folder / f"harbor-{version}.lock", override or [])
         out.print(f"wrote {path}", highlight=False)

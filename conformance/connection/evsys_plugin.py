@@ -62,7 +62,7 @@ def find(target: str) -> tuple[Any, str]:
 def candidate(target: str) -> Candidate:
     """A candidate answering evsys.metric with the plugin, scoped to the plugin's name."""
     # The evsys.metric oracle's transcription decides which names have built-in semantics.
-    get_metric = import_object("oracles.evsys_sdk:get_metric")
+    get_metric = import_object("conformance_oracles.evsys_sdk:get_metric")
     plugin, version = find(target)
     if isinstance(plugin, type):  # evsys-sdk registers classes; metrics take no config
         plugin = plugin()

@@ -7,9 +7,9 @@ connects to other releases the same way.
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
 
+from conformance import shipped
 from conformance.connection.base import HARBOR_MIN_TIMEOUT, ConnectError, Connection, Settings, silent
 from conformance.connection.process import Subprocess
 from conformance.connection.spec import HARBOR_KIND, Spec
@@ -25,7 +25,7 @@ def kit_dir() -> Path:
 
 
 def adapter_path() -> Path:
-    return Path(str(resources.files("oracles") / "harbor_adapter.py"))
+    return shipped.oracle_file("harbor_adapter.py")
 
 
 def harbor_argv(harbor_version: str, *, coverage_data: Path | None = None,

@@ -152,7 +152,7 @@ Metric = Annotated[dict[StrictStr, Any], AfterValidator(_script_path)]
     output="dict[str, float | int] | None, or the exception raised (its type, and its message's reason code)",
     spec="seed-003 §1-§2",
     strategy="conformance.strategies.reward_files:verifier_dirs",
-    message_reader="oracles.agent_challenge:listed_reason_code",
+    message_reader="conformance_oracles.agent_challenge:listed_reason_code",
 )
 class VerifierDir(_Input):
     """What the verifier left in its logs dir: each reward file's bytes, or absent."""

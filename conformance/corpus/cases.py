@@ -30,6 +30,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from conformance import shipped
 from conformance.core import surfaces
 from conformance.core.compare import Result
 from conformance.corpus.yaml_values import AliasError, CaseLoader, lint
@@ -226,9 +227,8 @@ def load_file(path: Path, data: bytes | None = None) -> tuple[list[LoadedCase], 
 
 
 def default_root() -> Path:
-    """The corpus beside the package in a checkout, else ./cases."""
-    beside = Path(__file__).resolve().parents[2] / "cases"
-    return beside if beside.is_dir() else Path("cases")
+    """The corpus the suite ships (inside the installed package, or a checkout's top level)."""
+    return shipped.folder(shipped.Shipped.CASES)
 
 
 def case_files(root: Path) -> list[Path]:

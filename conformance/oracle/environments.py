@@ -25,11 +25,11 @@ import subprocess
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import platformdirs
 
+from conformance import shipped
 from conformance.errors import UsageError
 
 PYTHON_SERIES = "3.12"
@@ -77,14 +77,14 @@ def cache_root() -> Path:
 
 def lock_path(harbor_version: str) -> Path | None:
     """The committed lock for a harbor version, if the suite ships one (``oracles/locks/``)."""
-    candidate = resources.files("oracles") / "locks" / f"harbor-{harbor_version}.lock"
-    path = Path(str(candidate))
+    candidate = shipped.oracle_file("locks", f"harbor-{harbor_version}.lock")
+    path = candidate
     return path if path.is_file() else None
 
 
 def coverage_lock_path() -> Path:
     """The committed lock that adds coverage.py to an oracle environment."""
-    return Path(str(resources.files("oracles") / "coverage.lock"))
+    return shipped.oracle_file("coverage.lock")
 
 
 def _digest(locks: list[Path]) -> str:

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from conformance import ORACLE_RELEASE
+from conformance import ORACLE_RELEASE, shipped
 from conformance.corpus import cases as case_corpus
 from conformance.report import markdown
 from conformance.report.model import CaseLine
@@ -28,7 +27,7 @@ BASELINE = ORACLE_RELEASE
 
 def expectations_path(version: str) -> Path | None:
     """The committed expectation file of a harbor release, if the suite ships one."""
-    path = Path(str(resources.files("oracles") / "expectations" / f"harbor-{version}.yaml"))
+    path = shipped.oracle_file("expectations", f"harbor-{version}.yaml")
     return path if path.is_file() else None
 
 

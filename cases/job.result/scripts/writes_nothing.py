@@ -1,0 +1,1 @@
+# Exits cleanly without writing the output file.

@@ -1,0 +1,65 @@
+"""The files the suite ships beside its code: the case corpus and the oracle folder.
+
+The repository keeps ``cases/`` and ``oracles/`` at its top level; the wheel
+carries them inside the package, under ``conformance/shipped/`` (mapped at
+build time, see pyproject.toml), so an installed suite needs no checkout and
+adds no generically named top-level package. Everything that reads them goes
+through here, so a checkout, an editable install and a wheel find the same
+files.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from types import ModuleType
+
+from conformance.errors import UsageError
+
+# The Python name the oracle folder's modules are loaded under in the harness's process.
+ORACLE_PACKAGE = "conformance_oracles"
+
+
+class Shipped(StrEnum):
+    CASES = "cases"
+    ORACLES = "oracles"
+
+
+def folder(which: Shipped) -> Path:
+    """The shipped folder: inside the installed package, else the checkout's top level."""
+    packed = Path(str(resources.files("conformance") / "shipped" / which.value))
+    if packed.is_dir():
+        return packed
+    beside = Path(__file__).resolve().parent.parent / which.value
+    if beside.is_dir():
+        return beside
+    raise UsageError(f"this installation of harbor-conformance has no {which.value} folder (looked in {packed} "
+                     f"and {beside}): reinstall the package")
+
+
+def oracle_file(*parts: str) -> Path:
+    """A file of the oracle folder (an adapter, a lock, an expectation file)."""
+    return folder(Shipped.ORACLES).joinpath(*parts)
+
+
+def oracle_module(name: str) -> ModuleType:
+    """A module of the oracle folder, loaded by path once (the folder is no importable package in a wheel)."""
+    qualified = f"{ORACLE_PACKAGE}.{name}"
+    if qualified in sys.modules:
+        return sys.modules[qualified]
+    path = oracle_file(f"{name}.py")
+    spec = importlib.util.spec_from_file_location(qualified, path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise ImportError(f"the oracle folder has no module {name!r} ({path})")
+    module = importlib.util.module_from_spec(spec)
+    # Registered before it runs: dataclasses and pickling look their module up by name.
+    sys.modules[qualified] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[qualified]
+        raise
+    return module

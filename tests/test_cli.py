@@ -116,6 +116,14 @@ def test_failures_come_first_and_skips_are_counted_not_listed(tmp_path):
     assert skipped > max(i for i, line in enumerate(lines) if "FAIL " in line)
     assert lines[skipped + 1] == "  evsys.metric: 53 — not implemented yet"
     assert sum(" SKIP " in f" {line} " for line in lines) == 0  # no skipped case is listed one by one
+    # stderr is no terminal here: plain progress lines, each failure as it happened, skips not listed.
+    log = done.stderr.splitlines()
+    assert log[0] == "running 567 case(s) of 8 surface(s)"
+    fails = [i for i, line in enumerate(log) if line.startswith("FAIL reward.parse::")]
+    assert len(fails) == 3
+    assert max(fails) < log.index("reward.parse: 99 case(s) done (3 fail, 96 pass)")
+    assert "evsys.metric: 53 case(s) done (53 skip)" in log
+    assert not [line for line in log if line.startswith("SKIP")]
 
 
 def test_a_report_keeps_each_sides_exception_message_and_a_failing_cases_input(tmp_path):

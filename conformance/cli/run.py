@@ -22,6 +22,7 @@ from conformance.cli.console import (
     stdout_for_data,
     warn,
 )
+from conformance.cli.progress import ProgressMode, watcher_for
 from conformance.connection.base import DEFAULT_TIMEOUT
 from conformance.connection.breaker import DEFAULT_LIMIT
 from conformance.connection.connectors import parse
@@ -99,6 +100,9 @@ def certify(
     shard: Annotated[str | None, typer.Option(
         help="Run part I of N (e.g. 2/4): the cases that hash to it, and the generators from a seed of its own "
              "with 1/N of the budget; `conformance combine` merges the parts.")] = None,
+    progress: Annotated[ProgressMode, typer.Option(
+        help="On stderr while it runs, with each problem as it happens: a live display (live), plain lines "
+             "(lines), or nothing; auto is live on a terminal, lines otherwise.")] = ProgressMode.AUTO,
 ) -> None:
     """Certify a candidate against the oracle: the declared cases, then generated inputs."""
     outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
@@ -121,7 +125,7 @@ def certify(
             path = report if report is not None else Path("reports") / f"{default}.jsonl"
         stack.enter_context(stdout_for_data(report_to_stdout or outputs.to_stdout))
         try:
-            run = certification.certify(options, path, log=log)
+            run = certification.certify(options, path, log=log, watcher=watcher_for(progress))
         except KeyboardInterrupt:
             log(f"interrupted: the report so far is in {path} (no footer); the same command with "
                 "--resume goes on from it")

@@ -11,6 +11,7 @@ finished run gets a footer, so an interrupted one reads as unfinished and
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from conformance.report.writer import ReportWriter, Tally
 from conformance.run import generate as generation
 from conformance.run.plan import DEFAULT_ORACLE, Options, Plan, load_corpus, make_plan
 from conformance.run.runner import Oracle, run_cases
+from conformance.run.watch import Outline, Watcher
 
 __all__ = ["DEFAULT_ORACLE", "Options", "Run", "UsageError", "certify", "execute", "load_corpus"]
 
@@ -43,9 +45,10 @@ class Run:
         return self.footer.conforms
 
 
-def certify(options: Options, report: Path, log: Callable[[str], None] = lambda message: None) -> Run:
+def certify(options: Options, report: Path, log: Callable[[str], None] = lambda message: None,
+            watcher: Watcher | None = None) -> Run:
     """Plan the run, then carry it out; UsageError (exit 2) for a run that cannot start as asked."""
-    return execute(make_plan(options, report, log), log)
+    return execute(make_plan(options, report, log), log, watcher)
 
 
 def _connect_oracle(plan: Plan, log: Callable[[str], None]) -> Oracle:
@@ -58,9 +61,11 @@ def _connect_oracle(plan: Plan, log: Callable[[str], None]) -> Oracle:
         raise UsageError(f"oracle {spec}: {e}") from None
 
 
-def execute(plan: Plan, log: Callable[[str], None] = lambda message: None) -> Run:
+def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watcher: Watcher | None = None) -> Run:
     options = plan.options
+    watch = watcher or Watcher()
     with ExitStack() as stack:
+        stack.callback(watch.finished)
         oracle = stack.enter_context(_connect_oracle(plan, log))
         start_problem = None
         try:
@@ -102,8 +107,13 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None) -> Ru
                 record = plan.expectations.apply(record)
             writer.record(record)
             records.append(record)
+            watch.case(record)
 
-        for record in run_cases(plan.to_run, candidate, oracle, plan.nan_policy):
+        to_run = plan.to_run
+        watch.started(Outline(cases=Counter(i.case.surface for i in to_run),
+                              generators=tuple(n for n in plan.generators if n not in plan.resumed.generated),
+                              budget=plan.budget, profile=plan.profile.name))
+        for record in run_cases(to_run, candidate, oracle, plan.nan_policy):
             keep(record)
         for name in plan.generators:
             if name in plan.resumed.generated:
@@ -112,12 +122,14 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None) -> Ru
                 result = generation.GenerationResult(name, plan.profile.name, plan.seed, plan.budget,
                                                      error=f"not run: {candidate.broken}")
             else:
-                log(f"generating {name} inputs ({plan.profile.name}, seed {plan.seed})")
+                watch.generating(name, plan.budget)
                 result = generation.generate(name, candidate, oracle, profile=plan.profile, seed=plan.seed,
-                                             max_examples=plan.budget, policy=plan.nan_policy)
+                                             max_examples=plan.budget, policy=plan.nan_policy,
+                                             on_input=watch.generated_input)
             for record in result.findings:
                 keep(record)
             writer.generated(result.line())
+            watch.generated(result.line())
         if plan.expectations is not None:
             writer.tally.stale_expectations = plan.expectations.stale(plan.in_scope())
         finished = True

@@ -165,6 +165,7 @@ def generate(
     seed: int,
     max_examples: int | None = None,
     policy: NanPolicy | None = None,
+    on_input: Callable[[str], None] = lambda surface: None,
 ) -> GenerationResult:
     """Run one surface's generator; the shrunk findings are in the result, one per kind.
 
@@ -182,7 +183,7 @@ def generate(
     used, round_number = 0, 0
     while used < budget and result.error is None:
         new, drawn = _round(surface_name, candidate, oracle, profile, _round_seed(seed, round_number),
-                            budget - used, policy, set(found), result)
+                            budget - used, policy, set(found), result, on_input)
         found.update(new)
         used += drawn
         round_number += 1
@@ -201,6 +202,7 @@ def _round_seed(seed: int, round_number: int) -> int:
 def _round(
     surface_name: str, candidate: Connection, oracle: Oracle, profile: Profile, seed: int, budget: int,
     policy: NanPolicy | None, known: set[tuple[str, ...]], result: GenerationResult,
+    on_input: Callable[[str], None],
 ) -> tuple[dict[tuple[str, ...], CaseLine], int]:
     """One Hypothesis run: the new kinds found (shrunk), and how many examples it drew before the first."""
     import hypothesis
@@ -217,6 +219,7 @@ def _round(
         result.inputs_run += 1
         calls += 1
         record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
+        on_input(surface_name)
         if record.outcome is Outcome.BROKEN:
             raise CandidateBroken(record.detail)  # nothing more can be learnt from this candidate
         if profile.target_ulps:

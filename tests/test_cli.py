@@ -118,7 +118,7 @@ def test_failures_come_first_and_skips_are_counted_not_listed(tmp_path):
     assert sum(" SKIP " in f" {line} " for line in lines) == 0  # no skipped case is listed one by one
     # stderr is no terminal here: plain progress lines, each failure as it happened, skips not listed.
     log = done.stderr.splitlines()
-    assert log[0] == "running 567 case(s) of 8 surface(s)"
+    assert log[:2] == ["starting the candidate, tests.test_cli:one_surface_only", "running 567 case(s) of 8 surface(s)"]
     fails = [i for i, line in enumerate(log) if line.startswith("FAIL reward.parse::")]
     assert len(fails) == 3
     assert max(fails) < log.index("reward.parse: 99 case(s) done (3 fail, 96 pass)")

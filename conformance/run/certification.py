@@ -55,6 +55,7 @@ def _connect_oracle(plan: Plan, log: Callable[[str], None]) -> Oracle:
     spec = plan.options.oracle_spec
     if spec is None:
         return Oracle(None)
+    log(f"starting the oracle, {spec.text}")
     try:
         return Oracle(connect(spec, log=log))
     except ConnectError as e:
@@ -68,6 +69,7 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
         stack.callback(watch.finished)
         oracle = stack.enter_context(_connect_oracle(plan, log))
         start_problem = None
+        log(f"starting the candidate, {options.candidate_spec.text}")
         try:
             candidate = Breaker(connect(options.candidate_spec, timeout=options.timeout,
                                         timeout_multiplier=options.timeout_multiplier,

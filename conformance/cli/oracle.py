@@ -11,6 +11,7 @@ import typer
 from conformance import ORACLE_RELEASE, shipped
 from conformance.cli import options as opt
 from conformance.cli.console import fail, log, out, refused
+from conformance.cli.progress import ProgressMode, watcher_for
 from conformance.connection.base import Connection
 from conformance.connection.connectors import connect
 from conformance.core import surfaces
@@ -79,7 +80,7 @@ def gate(
         try:
             result = upgrade_gate.run(version, out_dir=out_dir, baseline=baseline, expectations=expectations,
                                       no_generate=no_generate, cases_root=cases_root, surfaces=surface,
-                                      lookup=lookup, log=log)
+                                      lookup=lookup, log=log, watcher=watcher_for(ProgressMode.AUTO))
         except HarnessError as e:
             raise refused(e, f"harbor {version}: ") from None
         results.append(result)

@@ -21,6 +21,7 @@ from conformance.report.model import CaseLine
 from conformance.report.reader import read
 from conformance.run import certification
 from conformance.run.plan import load_corpus
+from conformance.run.watch import Watcher
 
 BASELINE = ORACLE_RELEASE
 
@@ -52,7 +53,7 @@ def corpus_lookup(root: Path) -> Callable[[str], tuple[str, Any] | None]:
 def run(version: str, *, out_dir: Path, baseline: str = BASELINE, expectations: Path | None = None,
         profile: str = "ci", no_generate: bool = False, cases_root: Path | None = None,
         surfaces: list[str] | None = None, lookup: Callable[[str], tuple[str, Any] | None] | None = None,
-        log: Callable[[str], None] = lambda message: None) -> GateResult:
+        log: Callable[[str], None] = lambda message: None, watcher: Watcher | None = None) -> GateResult:
     """Gate one release; writes ``<out_dir>/harbor-VERSION.jsonl`` and ``.md``.
 
     ``lookup``: a case's description and input by id (:func:`corpus_lookup`), read once for many releases.
@@ -62,7 +63,7 @@ def run(version: str, *, out_dir: Path, baseline: str = BASELINE, expectations: 
         candidate=f"harbor=={version}", oracle=f"harbor=={baseline}", profile=profile,
         no_generate=no_generate, expectations=known, cases_root=cases_root, surfaces=surfaces)
     report = out_dir / f"harbor-{version}.jsonl"
-    result = certification.certify(options, report, log=log)
+    result = certification.certify(options, report, log=log, watcher=watcher)
     if lookup is None:
         lookup = corpus_lookup(cases_root or case_corpus.default_root())
     text = markdown.changes(read(report), baseline=baseline, release=version, lookup=lookup)

@@ -27,7 +27,8 @@ def test_version_names_the_suite_and_the_oracle():
         assert __version__ in result.output and f"harbor=={ORACLE_RELEASE}" in result.output
 
 
-@pytest.mark.parametrize("command", [[], ["certify"], ["cases"], ["cases", "list"], ["expectations", "update"]])
+@pytest.mark.parametrize("command", [[], ["certify"], ["cases"], ["cases", "list"], ["expectations", "update"],
+                                     ["expectations", "check"]])
 def test_h_is_help_everywhere(command):
     result = CliRunner().invoke(app, [*command, "-h"], prog_name="conformance")
     assert result.exit_code == 0 and f"Usage: {' '.join(['conformance', *command])} [OPTIONS]" in result.output

@@ -15,7 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from conformance.cli import app
 from conformance.run import certification, expectations
 from tests.report_lines import footer_line, header_line
 
@@ -184,3 +186,213 @@ def test_update_then_certify_turns_the_run_green(tmp_path):
     reference, records = _certify(tmp_path, known, ["pass_at_k::*"], candidate="reference")
     assert not reference.conforms
     assert {r["outcome"] for r in records.values()} == {"pass", "xpass"}
+
+
+# -- refreshing a file written by hand: comments and order are the user's ---------------------------------------
+
+HAND_WRITTEN = """\
+# Known divergences of my-runner, reviewed by hand.
+# Keep the notes: they say why.
+
+oracle: harbor==0.13.1  # the release we compare with
+candidate: exec:./old-runner
+divergences:
+  # parsing
+  - id: reward.parse::zeta
+    reason: zeta reviewed   # checked on 2026-01-02
+    classes: [value]
+    link: https://example.org/zeta
+
+  # its class changed: stays where it is
+  - reason: alpha reviewed
+    id: reward.parse::alpha
+    # the classes follow the report
+    classes: [value]   # was value
+  # fixed since: goes with its entry
+  - id: reward.parse::fixed
+    classes: [ulp]
+    reason: fixed upstream   # beside the dropped one
+  - id: reward.parse::gamma
+    reason: gamma reviewed
+    classes: [value]
+  # another surface, not run: kept
+  - id: metric.compute::other
+    classes: [ulp]
+    reason: not run here
+# end of the list
+"""
+
+
+def _update(report: Path, *args: str):
+    return CliRunner().invoke(app, ["expectations", "update", str(report), *args])
+
+
+def _hand_written_refreshed(tmp_path: Path) -> tuple[Path, Path]:
+    known = tmp_path / "known.yaml"
+    known.write_text(HAND_WRITTEN)
+    mismatch = {"path": "$.reward", "expected": "1.0", "actual": "2.0"}
+    report = _report(tmp_path / "r.jsonl", [
+        {"id": "reward.parse::zeta", "surface": "reward.parse", "outcome": "xfail",
+         "mismatches": [{"cls": "value", **mismatch}],
+         "expected_divergence": {"outcome": "fail", "classes": ["value"], "reason": "zeta reviewed"}},
+        {"id": "reward.parse::alpha", "surface": "reward.parse", "outcome": "fail",
+         "mismatches": [{"cls": "type", **mismatch}]},
+        {"id": "reward.parse::fixed", "surface": "reward.parse", "outcome": "xpass"},
+        {"id": "reward.parse::gamma", "surface": "reward.parse", "outcome": "crash", "detail": "exited with status 3"},
+        {"id": "reward.parse::new", "surface": "reward.parse", "outcome": "crash", "detail": "exited with status 1"},
+        {"id": "reward.parse::beta", "surface": "reward.parse", "outcome": "fail",
+         "mismatches": [{"cls": "type", **mismatch}]},
+        {"id": "reward.parse::fine", "surface": "reward.parse", "outcome": "pass"},
+    ], ["reward.parse"], str(known))
+    return known, report
+
+
+def test_update_changes_a_hand_written_file_in_place(tmp_path):
+    known, report = _hand_written_refreshed(tmp_path)
+    result = _update(report)
+    assert result.exit_code == 0, result.output
+    # Every comment stays but the dropped entry's own (beside it, and right above it); the keys keep their order
+    # in each entry, the entries theirs; alpha gets its new classes and gamma its outcome in place; the new
+    # entries come last, in id order, before the file's closing comment.
+    assert known.read_text() == """\
+# Known divergences of my-runner, reviewed by hand.
+# Keep the notes: they say why.
+
+oracle: harbor==0.13.1  # the release we compare with
+candidate: cand
+divergences:
+  # parsing
+  - id: reward.parse::zeta
+    reason: zeta reviewed   # checked on 2026-01-02
+    classes: [value]
+    link: https://example.org/zeta
+
+  # its class changed: stays where it is
+  - reason: alpha reviewed
+    id: reward.parse::alpha
+    # the classes follow the report
+    classes: [type]    # was value
+  - id: reward.parse::gamma
+    outcome: crash
+    reason: gamma reviewed
+    classes: []
+  # another surface, not run: kept
+  - id: metric.compute::other
+    classes: [ulp]
+    reason: not run here
+  - id: reward.parse::beta
+    outcome: fail
+    classes: [type]
+    reason: 'not yet reviewed: type at $.reward: oracle 1.0 / candidate 2.0'
+  - id: reward.parse::new
+    outcome: crash
+    classes: []
+    reason: 'not yet reviewed: exited with status 1'
+# end of the list
+"""
+    assert result.output.splitlines() == [
+        "added reward.parse::new", "added reward.parse::beta", "updated reward.parse::alpha",
+        "updated reward.parse::gamma", "dropped reward.parse::fixed",
+        f"{known}: 6 known divergence(s); 2 added, 2 updated, 2 kept, 1 dropped"]
+
+
+def test_a_second_update_from_the_same_report_changes_nothing(tmp_path):
+    known, report = _hand_written_refreshed(tmp_path)
+    assert _update(report).exit_code == 0
+    first = known.read_text()
+    assert _update(report).exit_code == 0
+    assert known.read_text() == first
+
+
+def test_an_unchanged_entry_keeps_its_lines_however_long_or_folded(tmp_path):
+    # ruamel.yaml alone would fold the long line at 110 columns and join the folded one.
+    long = "harbor keeps " + "a very long reason " * 8 + "on one line"
+    text = ("candidate: cand\n"
+            "oracle: harbor==0.13.1\n"
+            "divergences:\n"
+            f"- id: reward.parse::long\n  reason: {long}  # beside it\n  classes: [value]\n"
+            "- id: reward.parse::folded\n  reason: a reason folded\n    by hand\n  classes: [value]\n"
+            "- id: reward.parse::changed\n  reason: a reason folded\n    by hand too\n  classes: [value]\n")
+    known = tmp_path / "known.yaml"
+    known.write_text(text)
+    report = _report(tmp_path / "r.jsonl", [
+        {"id": f"reward.parse::{name}", "surface": "reward.parse", "outcome": "fail",
+         "mismatches": [_mismatch(cls)]} for name, cls in (("long", "value"), ("folded", "value"), ("changed", "ulp"))
+    ], ["reward.parse"], str(known))
+    assert _update(report).exit_code == 0
+    assert known.read_text() == text.replace("by hand too\n  classes: [value]", "by hand too\n  classes: [ulp]")
+
+
+def test_the_shipped_files_come_back_unchanged_when_nothing_changed():
+    for path in sorted((Path(__file__).parent.parent / "oracles" / "expectations").glob("*.yaml")):
+        text = path.read_text()
+        document = expectations.load(path)
+        assert expectations.rewritten(text, document, document) == text, path.name
+
+
+def test_dropping_every_entry_keeps_the_other_comments(tmp_path):
+    known = tmp_path / "known.yaml"
+    known.write_text("# mine\ncandidate: cand  # the runner\noracle: harbor==0.13.1\ndivergences:\n"
+                     "  - id: reward.parse::fixed\n    reason: r\n\n# closing note\n")
+    report = _report(tmp_path / "r.jsonl", [{"id": "reward.parse::fixed", "surface": "reward.parse",
+                                             "outcome": "xpass"}], ["reward.parse"], str(known))
+    assert _update(report).exit_code == 0
+    assert known.read_text() == ("# mine\ncandidate: cand  # the runner\noracle: harbor==0.13.1\n"
+                                 "\n# closing note\ndivergences: []\n")
+    assert expectations.load(known).divergences == []
+
+
+def test_a_new_file_gets_the_header_comment(tmp_path):
+    report = _report(tmp_path / "r.jsonl", [{"id": "reward.parse::new", "surface": "reward.parse",
+                                             "outcome": "crash", "detail": "exited with status 1"}], ["reward.parse"])
+    known = tmp_path / "new.yaml"
+    assert _update(report, "--file", str(known)).exit_code == 0
+    assert known.read_text() == (
+        "# Known divergences of this candidate from the oracle, by case id: `conformance certify\n"
+        "# --expectations FILE` turns them into xfail. Refresh with `conformance expectations update`.\n"
+        "candidate: cand\noracle: harbor==0.13.1\ndivergences:\n- id: reward.parse::new\n  outcome: crash\n"
+        "  classes: []\n  reason: 'not yet reviewed: exited with status 1'\n")
+
+
+# -- expectations check: what a pre-commit hook runs -------------------------------------------------------------
+
+def _check(*paths: Path):
+    return CliRunner().invoke(app, ["expectations", "check", *map(str, paths)])
+
+
+def test_check_passes_good_files_with_a_line_each(tmp_path):
+    good = tmp_path / "good.yaml"
+    good.write_text(HAND_WRITTEN)
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("# nothing known yet\n")
+    result = _check(good, empty)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [f"{good}: 5 known divergence(s)", f"{empty}: 0 known divergence(s)"]
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ("divergences:\n  - id: nope\n    reason: r\n",
+     ["2: [nope] divergences.0.id: String should match pattern"]),
+    ("divergences:\n  - id: pass_at_k::a\n    reason: r\n    why: x\n",
+     ["2: [pass_at_k::a] divergences.0.why: Extra inputs are not permitted"]),
+    ("divergences:\n  - id: pass_at_k::a\n    reason: r\n  - id: pass_at_k::b\n    reason: r\n"
+     "  - id: pass_at_k::a\n    reason: s\n",
+     ["6: [pass_at_k::a] listed twice (first at line 2)"]),
+    ("divergences:\n  - id: pass_at_k::a\n    reason: r\n    reason: s\n", ["4: key 'reason' given twice"]),
+    ("divergences:\n  - id: [unclosed\n", ["3: bad YAML: expected ',' or ']'"]),
+    # Every problem of a file, in line order.
+    ("divergences:\n  - id: Bad\n    reason: r\n  - id: pass_at_k::a\n    classes: [ulps]\n    reason: r\n",
+     ["2: [Bad] divergences.0.id:", "4: [pass_at_k::a] divergences.1.classes: Value error, unknown mismatch class"]),
+])
+def test_check_names_file_and_line_of_each_problem_and_exits_2(tmp_path, body, expected):
+    good = tmp_path / "good.yaml"
+    good.write_text("divergences: []\n")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(body)
+    result = _check(broken, good)
+    assert result.exit_code == 2, result.output
+    lines = result.output.splitlines()
+    assert len(lines) == len(expected) + 1
+    for line, start in zip(lines, expected, strict=False):
+        assert line.startswith(f"{broken}:{start}"), line
+    assert lines[-1] == f"{good}: 0 known divergence(s)"

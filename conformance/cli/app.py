@@ -61,6 +61,7 @@ COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (cases_app, "check", corpus.cases_check),
     (cases_app, "record", corpus.cases_record),
     (expectations_app, "update", reports.expectations_update),
+    (expectations_app, "check", reports.expectations_check),
 ]
 for group, name, command in COMMANDS:
     group.command(name)(guarded(command))

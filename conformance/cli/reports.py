@@ -1,4 +1,5 @@
-"""Commands that read reports: ``summary``, ``diff``, ``promote``, ``expectations update``."""
+"""Commands that read reports: ``summary``, ``diff``, ``promote``, ``expectations update`` (and ``expectations
+check``, which reads the files that one writes)."""
 
 from __future__ import annotations
 
@@ -90,7 +91,10 @@ def expectations_update(
     file: Annotated[Path | None, typer.Option(
         "--file", "-f", help="The expectation file.", show_default="the one the report was run with")] = None,
 ) -> None:
-    """Write or refresh an expectation file from a report: every divergence listed, reasons kept."""
+    """Write or refresh an expectation file from a report: every divergence listed, reasons kept.
+
+    An existing file is changed in place: its comments, and the order of its keys and entries, stay.
+    """
     data = read(report)
     head = data.header
     target = file or (Path(head.expectations) if head is not None and head.expectations else None)
@@ -100,10 +104,32 @@ def expectations_update(
     surfaces_run = set(head.surfaces if head is not None else []) or {r.surface for r in data.records}
     document, changes = expectation_files.refreshed(
         data.records, surfaces_run, previous, head.candidate.spec if head else None, head.oracle.spec if head else None)
+    if previous is None:
+        text = expectation_files.dump(document)
+    else:  # the file's comments and order are the user's: changed in place, not written anew
+        text = expectation_files.rewritten(target.read_text(encoding="utf-8"), previous, document)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(expectation_files.dump(document), encoding="utf-8")
+    target.write_text(text, encoding="utf-8")
     for kind, ids in changes.items():
         for case_id in ids if kind != "kept" else []:
             out.print(f"{kind} {case_id}", highlight=False)
     out.print(f"{target}: {len(document.divergences)} known divergence(s); "
               + ", ".join(f"{len(ids)} {kind}" for kind, ids in changes.items()), highlight=False)
+
+
+def expectations_check(
+    files: Annotated[list[Path], typer.Argument(help="The expectation files.", show_default=False)],
+) -> None:
+    """Check expectation files (their keys and values, case ids, an id listed twice), say for a pre-commit hook.
+
+    Prints each problem as FILE:LINE: PROBLEM; exit status 2 when there is any.
+    """
+    broken = 0
+    for path in files:
+        document, problems = expectation_files.checked(path)
+        for problem in problems:
+            out.print(problem, markup=False, highlight=False)
+        if document is not None:
+            out.print(f"{path}: {len(document.divergences)} known divergence(s)", markup=False, highlight=False)
+        broken += document is None
+    raise typer.Exit(2 if broken else 0)

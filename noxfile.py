@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import nox
 
@@ -37,11 +38,12 @@ def certify(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff, mypy (strict on the harness), the case corpus check, and the published JSON Schemas being up to date."""
+    """ruff, mypy (strict on the harness), the corpus and expectation file checks, the JSON Schemas up to date."""
     session.install("-e", ".[dev]")
     session.run("ruff", "check", "conformance", "oracles", "tests", "noxfile.py")
     session.run("mypy", "conformance")
     session.run("conformance", "cases", "check")
+    session.run("conformance", "expectations", "check", *sorted(map(str, Path("oracles/expectations").glob("*.yaml"))))
     session.run("conformance", "schemas", "--check")
 
 

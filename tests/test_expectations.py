@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conformance.cli import app
-from conformance.run import certification, expectations
+from conformance.run import certification, expectation_writing, expectations
 from tests.report_lines import footer_line, header_line
 
 WRONG = "tests.wrong_candidates:pass_at_1"
@@ -327,7 +327,7 @@ def test_the_shipped_files_come_back_unchanged_when_nothing_changed():
     for path in sorted((Path(__file__).parent.parent / "oracles" / "expectations").glob("*.yaml")):
         text = path.read_text()
         document = expectations.load(path)
-        assert expectations.rewritten(text, document, document) == text, path.name
+        assert expectation_writing.rewritten(text, document, document) == text, path.name
 
 
 def test_dropping_every_entry_keeps_the_other_comments(tmp_path):

@@ -17,6 +17,7 @@ from conformance.corpus import cases as case_corpus
 from conformance.corpus.promote import promote as promote_findings
 from conformance.report import diff as report_diff
 from conformance.report.reader import read
+from conformance.run import expectation_writing
 from conformance.run import expectations as expectation_files
 
 
@@ -105,9 +106,9 @@ def expectations_update(
     document, changes = expectation_files.refreshed(
         data.records, surfaces_run, previous, head.candidate.spec if head else None, head.oracle.spec if head else None)
     if previous is None:
-        text = expectation_files.dump(document)
+        text = expectation_writing.dump(document)
     else:  # the file's comments and order are the user's: changed in place, not written anew
-        text = expectation_files.rewritten(target.read_text(encoding="utf-8"), previous, document)
+        text = expectation_writing.rewritten(target.read_text(encoding="utf-8"), previous, document)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
     for kind, ids in changes.items():

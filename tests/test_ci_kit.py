@@ -1,0 +1,384 @@
+"""The CI kit: the composite GitHub Action (action.yml and its scripts in action/), the pre-commit hooks and
+the example workflow of docs/examples/. Offline: the scripts run against the recorded oracle."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+ACTION = yaml.safe_load((REPO / "action.yml").read_text())
+HOOKS = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+EXAMPLE = REPO / "docs" / "examples" / "runner-conformance.yml"
+CI_DOC = REPO / "docs" / "ci.md"
+
+INPUTS = {"candidate", "surfaces", "profile", "expectations", "oracle", "args", "version", "python-version",
+          "setup-python", "cache", "report-dir"}
+OUTPUTS = {"report", "markdown", "junit", "badge", "verdict", "exit-code", "suite-version"}
+FORMATS = ("report", "markdown", "junit", "badge")
+INPUT_REFERENCE = re.compile(r"\binputs\.([A-Za-z0-9_-]+)")
+STEP_REFERENCE = re.compile(r"\bsteps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)")
+
+
+def _steps() -> list[dict]:
+    steps: list[dict] = ACTION["runs"]["steps"]
+    return steps
+
+
+def _expressions(node: object) -> list[str]:
+    """Every string of the action's steps and outputs that GitHub evaluates or hands on: values and `if:`s."""
+    if isinstance(node, dict):
+        return [text for value in node.values() for text in _expressions(value)]
+    if isinstance(node, list):
+        return [text for value in node for text in _expressions(value)]
+    return [node] if isinstance(node, str) else []
+
+
+# -- action.yml ---------------------------------------------------------------------------------------------
+
+def test_the_action_declares_its_inputs_and_outputs():
+    assert ACTION["runs"]["using"] == "composite"
+    assert set(ACTION["inputs"]) == INPUTS
+    assert set(ACTION["outputs"]) == OUTPUTS
+    assert ACTION["inputs"]["candidate"]["required"] is True
+    defaults = {name: spec.get("default") for name, spec in ACTION["inputs"].items()}
+    assert defaults["profile"] == "ci"
+    assert defaults["oracle"] == "harbor==0.13.1"
+    assert defaults["report-dir"] == "conformance-report"
+    assert defaults["python-version"] == "3.12"
+    assert defaults["surfaces"] == defaults["expectations"] == defaults["version"] == ""
+    for name, spec in {**ACTION["inputs"], **ACTION["outputs"]}.items():
+        assert spec.get("description"), name
+
+
+def test_every_input_the_action_reads_is_declared_and_every_declared_one_is_read():
+    read = {name for text in _expressions(ACTION["runs"]) for name in INPUT_REFERENCE.findall(text)}
+    assert read == INPUTS
+
+
+def test_no_run_step_pastes_an_expression_into_shell_text():
+    runs = [step for step in _steps() if "run" in step]
+    assert runs
+    for step in runs:
+        assert "${{" not in step["run"], step["name"]
+        assert step["shell"] == "bash"
+        # Inputs arrive as environment variables, evaluated by GitHub, never by the shell.
+        for value in step.get("env", {}).values():
+            assert re.fullmatch(r"\$\{\{ (inputs|steps)\.[A-Za-z0-9_.-]+ \}\}", value), value
+
+
+def test_run_steps_call_scripts_the_repository_ships():
+    for step in (step for step in _steps() if "run" in step):
+        scripts = re.findall(r'"\$GITHUB_ACTION_PATH/([^"]+)"', step["run"])
+        assert scripts, step["run"]
+        for script in scripts:
+            path = REPO / script
+            assert path.is_file() and os.access(path, os.X_OK), script
+            assert subprocess.run(["bash", "-n", str(path)]).returncode == 0, script
+
+
+def test_step_and_output_references_name_existing_steps_and_outputs():
+    ids = [step["id"] for step in _steps() if "id" in step]
+    assert len(ids) == len(set(ids))
+    for text in _expressions(ACTION["runs"]) + _expressions(ACTION["outputs"]):
+        for step_id, _ in STEP_REFERENCE.findall(text):
+            assert step_id in ids, text
+    wired = {name: STEP_REFERENCE.search(spec["value"]) for name, spec in ACTION["outputs"].items()}
+    assert all(wired.values()), wired
+    # Each output is one the step's script writes (checked against the scripts below, by running them).
+    assert {name: (m.group(1), m.group(2)) for name, m in wired.items() if m} == {
+        **{name: ("certify", name) for name in (*FORMATS, "verdict", "exit-code")},
+        "suite-version": ("install", "suite-version"),
+    }
+
+
+def test_the_oracle_gets_a_cpython_312_and_is_cached_before_certify():
+    steps = _steps()
+    names = [step.get("id") or step.get("uses", "").split("@")[0] for step in steps]
+    oracle_python = steps[0]
+    assert oracle_python["uses"].startswith("actions/setup-python@")
+    assert str(oracle_python["with"]["python-version"]) == "3.12"
+    restore, save, certify = (names.index(n) for n in ("restore", "actions/cache/save", "certify"))
+    assert names.index("install") < restore < names.index("prepare") < save < certify
+    assert steps[restore]["with"] == steps[save]["with"] == {
+        "path": "${{ steps.install.outputs.cache-dir }}", "key": "${{ steps.install.outputs.cache-key }}"}
+
+
+# -- action/certify.sh --------------------------------------------------------------------------------------
+
+def _environment(tmp_path: Path, **values: str) -> dict[str, str]:
+    """The environment GitHub gives the certify step: the inputs as action.yml maps them, and the two files."""
+    env = {name: value for name, value in os.environ.items()
+           if not name.startswith(("GITHUB_", "CONFORMANCE_", "RUNNER_"))}
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    (tmp_path / "github_output").write_text("")
+    (tmp_path / "step_summary").write_text("")
+    env["GITHUB_OUTPUT"] = str(tmp_path / "github_output")
+    env["GITHUB_STEP_SUMMARY"] = str(tmp_path / "step_summary")
+    env.update(values)
+    return env
+
+
+def _mapped_names(step_id: str) -> set[str]:
+    return set(next(step for step in _steps() if step.get("id") == step_id)["env"])
+
+
+def _script(name: str, env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", str(REPO / "action" / name), *args], env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def _outputs(tmp_path: Path) -> dict[str, str]:
+    lines = (tmp_path / "github_output").read_text().splitlines()
+    return dict(line.split("=", 1) for line in lines)
+
+
+def _certify(tmp_path: Path, cwd: Path, **inputs: str) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    values = {"CONFORMANCE_PROFILE": "ci", "CONFORMANCE_ORACLE": "recorded", **inputs}
+    assert {name for name in values if name.startswith("CONFORMANCE_")} <= _mapped_names("certify")
+    proc = _script("certify.sh", _environment(tmp_path, **values), cwd)
+    return proc, _outputs(tmp_path)
+
+
+def _lines(report: str) -> list[dict]:
+    return [json.loads(line) for line in Path(report).read_text().splitlines()]
+
+
+def test_certify_script_on_a_conforming_candidate(tmp_path):
+    work = tmp_path / "workspace"
+    work.mkdir()
+    proc, outputs = _certify(tmp_path, work, CONFORMANCE_CANDIDATE="reference",
+                             CONFORMANCE_SURFACES="reward.parse", GITHUB_ACTIONS="true")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert set(outputs) == {*FORMATS, "verdict", "exit-code"}
+    assert outputs["verdict"] == "conforms" and outputs["exit-code"] == "0"
+    for name, file in zip(FORMATS, ("report.jsonl", "summary.md", "junit.xml", "badge.json"), strict=True):
+        assert outputs[name] == str(work / "conformance-report" / file)  # report-dir's default, made absolute
+        assert Path(outputs[name]).is_file(), name
+    lines = _lines(outputs["report"])
+    assert lines[0]["surfaces"] == ["reward.parse"] and lines[0]["oracle"]["spec"] == "recorded"
+    assert lines[-1]["conforms"] is True
+    assert json.loads(Path(outputs["badge"]).read_text())["color"] == "brightgreen"
+    summary = (tmp_path / "step_summary").read_text()
+    assert summary.startswith(Path(outputs["markdown"]).read_text())
+    assert "`reference` conforms" in summary
+    # What certify prints (the candidate's stderr tail among it) cannot act as a workflow command.
+    token = re.search(r"^::stop-commands::(\S+)$", proc.stdout, re.M)
+    assert token and f"\n::{token.group(1)}::\n" in proc.stdout
+    assert proc.stdout.index("::stop-commands::") < proc.stdout.index("reference: conforms")
+
+
+def test_certify_script_on_a_wrong_candidate_fails_with_its_outputs_written(tmp_path):
+    reports = tmp_path / "out"
+    proc, outputs = _certify(tmp_path, REPO, CONFORMANCE_CANDIDATE="tests.wrong_candidates:empty_by_strip",
+                             CONFORMANCE_SURFACES="reward.parse", CONFORMANCE_REPORT_DIR=str(reports))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert outputs["verdict"] == "does-not-conform" and outputs["exit-code"] == "1"
+    for name in FORMATS:
+        assert Path(outputs[name]).is_file() and Path(outputs[name]).parent == reports, name
+    lines = _lines(outputs["report"])
+    failed = [line["id"] for line in lines if line["type"] == "case" and line["outcome"] == "fail"]
+    assert "reward.parse::json-whitespace-only" in failed
+    assert json.loads(Path(outputs["badge"]).read_text())["color"] == "red"
+    assert "does not conform" in (tmp_path / "step_summary").read_text()
+    assert "::error title=harbor conformance::the candidate does not conform" in proc.stdout
+
+
+def test_certify_script_takes_surfaces_by_comma_space_or_newline_and_the_expectation_file(tmp_path):
+    expectations = tmp_path / "conformance-expectations.yaml"
+    expectations.write_text(
+        "divergences:\n"
+        + "".join(f"- id: reward.parse::{slug}\n  outcome: fail\n  classes: [error-type]\n  reason: strip()\n"
+                  for slug in ("json-whitespace-only", "txt-table-whitespace-only", "txt-lone-cr")))
+    proc, outputs = _certify(tmp_path, REPO, CONFORMANCE_CANDIDATE="tests.wrong_candidates:empty_by_strip",
+                             CONFORMANCE_SURFACES="reward.parse,\n  reason.normalize ",
+                             CONFORMANCE_EXPECTATIONS=str(expectations),
+                             CONFORMANCE_REPORT_DIR=str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = _lines(outputs["report"])
+    assert sorted(lines[0]["surfaces"]) == ["reason.normalize", "reward.parse"]
+    assert lines[-1]["outcomes"]["xfail"] == 3 and lines[-1]["conforms"] is True
+
+
+def test_certify_script_on_a_usage_error_exits_2_and_says_so(tmp_path):
+    proc, outputs = _certify(tmp_path, tmp_path, CONFORMANCE_CANDIDATE="reference",
+                             CONFORMANCE_SURFACES="no.such.surface")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "unknown surface 'no.such.surface'" in proc.stderr
+    assert outputs["verdict"] == "error" and outputs["exit-code"] == "2"
+    assert all(outputs[name] == "" for name in FORMATS)
+    assert "certify exited 2" in (tmp_path / "step_summary").read_text()
+
+
+def test_certify_script_without_a_candidate_refuses(tmp_path):
+    proc = _script("certify.sh", _environment(tmp_path), tmp_path)
+    assert proc.returncode == 2
+    assert "no candidate given" in proc.stdout
+    assert not (tmp_path / "conformance-report").exists()
+
+
+def test_a_report_left_by_an_earlier_run_is_not_taken_for_this_one(tmp_path):
+    stale = tmp_path / "conformance-report" / "report.jsonl"
+    stale.parent.mkdir()
+    stale.write_text("{}\n")
+    proc, outputs = _certify(tmp_path, tmp_path, CONFORMANCE_CANDIDATE="reference",
+                             CONFORMANCE_SURFACES="no.such.surface")
+    assert proc.returncode == 2 and outputs["report"] == "" and not stale.exists()
+
+
+# -- action/install.sh and action/oracle.sh -----------------------------------------------------------------
+
+@pytest.mark.parametrize(("version", "requirement"), [
+    ("latest", "harbor-conformance"),
+    ("0.2.0", "harbor-conformance==0.2.0"),
+    (">=0.2,<0.3", "harbor-conformance>=0.2,<0.3"),
+    ("==0.2.1", "harbor-conformance==0.2.1"),
+    ("installed", ""),
+    ("./harbor-conformance", "./harbor-conformance"),
+    ("dist/harbor_conformance-0.2.0-py3-none-any.whl", "dist/harbor_conformance-0.2.0-py3-none-any.whl"),
+    ("git+https://github.com/harbor-conformance/harbor-conformance@main",
+     "git+https://github.com/harbor-conformance/harbor-conformance@main"),
+    ("harbor-conformance[test]==0.2.0", "harbor-conformance[test]==0.2.0"),
+])
+def test_install_script_turns_the_version_input_into_a_requirement(tmp_path, version, requirement):
+    proc = _script("install.sh", _environment(tmp_path, CONFORMANCE_VERSION=version), tmp_path, "--print-requirement")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == requirement + "\n"
+
+
+def test_install_script_by_default_installs_the_release_the_action_belongs_to(tmp_path):
+    own = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    proc = _script("install.sh", _environment(tmp_path), tmp_path, "--print-requirement")
+    assert proc.stdout == f"harbor-conformance=={own}\n"
+
+
+def test_install_script_names_the_cache_folder_and_key(tmp_path):
+    env = _environment(tmp_path, CONFORMANCE_VERSION="installed", CONFORMANCE_ORACLE="harbor==0.13.1",
+                       RUNNER_OS="Linux", RUNNER_ARCH="X64", HARBOR_CONFORMANCE_CACHE=str(tmp_path / "cache"))
+    assert {"CONFORMANCE_VERSION", "CONFORMANCE_ORACLE"} <= _mapped_names("install")
+    proc = _script("install.sh", env, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    outputs = _outputs(tmp_path)
+    assert outputs["suite-version"] == metadata.version("harbor-conformance")
+    assert outputs["cache-dir"] == str(tmp_path / "cache" / "oracle-envs")
+    key = outputs["cache-key"]
+    assert key.startswith(f"harbor-conformance-oracle-v1-Linux-X64-harbor-0.13.1-{outputs['suite-version']}-py")
+    assert not (tmp_path / "cache").exists()  # named, not made: no oracle environment is created here
+    other = _script("install.sh", {**env, "CONFORMANCE_ORACLE": "harbor==0.25.0"}, tmp_path)
+    assert other.returncode == 0
+    assert _outputs(tmp_path)["cache-key"] != key  # the second run's lines come last
+
+
+def test_install_script_refuses_windows(tmp_path):
+    proc = _script("install.sh", _environment(tmp_path, CONFORMANCE_VERSION="installed", RUNNER_OS="Windows"),
+                   tmp_path)
+    assert proc.returncode == 2
+    assert "Linux and macOS only" in proc.stdout
+
+
+def test_oracle_script_prepares_nothing_for_the_recorded_oracle(tmp_path):
+    proc = _script("oracle.sh", _environment(tmp_path, CONFORMANCE_ORACLE="recorded"), tmp_path)
+    assert proc.returncode == 0 and _outputs(tmp_path) == {"ready": "false"}
+
+
+def test_oracle_script_leaves_a_broken_oracle_to_certify(tmp_path):
+    # A cache path that is a file: no environment can be found or made, and certify will say so (exit 2).
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    env = _environment(tmp_path, CONFORMANCE_ORACLE="harbor==0.13.1", HARBOR_CONFORMANCE_CACHE=str(blocked))
+    proc = _script("oracle.sh", env, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _outputs(tmp_path) == {"ready": "false"}
+    assert "could not be prepared" in proc.stdout
+
+
+# -- .pre-commit-hooks.yaml ---------------------------------------------------------------------------------
+
+def _hook(hook_id: str) -> dict:
+    return next(hook for hook in HOOKS if hook["id"] == hook_id)
+
+
+def _cli(*words: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "conformance", *words], capture_output=True, text=True, cwd=cwd)
+
+
+def test_hooks_are_declared():
+    assert [hook["id"] for hook in HOOKS] == ["conformance-cases-check", "conformance-expectations-check"]
+    for hook in HOOKS:
+        assert hook["language"] == "python" and hook["name"] and hook["entry"].startswith("conformance ")
+        re.compile(hook["files"])
+
+
+@pytest.mark.parametrize("hook_id", ["conformance-cases-check", "conformance-expectations-check"])
+def test_each_hook_entry_is_a_command_of_the_cli(hook_id):
+    words = _hook(hook_id)["entry"].split()[1:]
+    result = _cli(*words, "--help")
+    if result.returncode != 0 and hook_id == "conformance-expectations-check":
+        pytest.skip("`conformance expectations check` (the conformance-expectations-check hook's command) "
+                    "is not in the CLI yet")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_cases_hook_checks_a_folder_once_and_passes_on_this_corpus():
+    hook = _hook("conformance-cases-check")
+    assert hook["pass_filenames"] is False
+    files = re.compile(hook["files"])
+    assert files.search("cases/reward.parse/reward_txt.yaml") and files.search("runner/cases/x/y.yml")
+    assert files.search("cases/metric.compute/scripts/mean.py")
+    assert not files.search("src/showcases.yaml") and not files.search("docs/cases.md")
+    # As pre-commit runs it: the entry, then the hook's args, no file names.
+    result = _cli(*hook["entry"].split()[1:], *hook["args"])
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_expectations_hook_gets_the_changed_expectation_files():
+    hook = _hook("conformance-expectations-check")
+    assert hook.get("pass_filenames", True) is True
+    files = re.compile(hook["files"])
+    for path in ("conformance-expectations.yaml", "ci/my-runner.conformance-expectations.yml",
+                 "expectations/my-runner.yaml", "oracles/expectations/harbor-0.25.0.yaml"):
+        assert files.search(path), path
+    for path in ("cases/reward.parse/x.yaml", "expectations.md", "src/expectations.yaml", ".github/ci.yml"):
+        assert not files.search(path), path
+
+
+# -- docs/examples/runner-conformance.yml and docs/ci.md ----------------------------------------------------
+
+def test_the_example_workflow_uses_the_action_and_keeps_the_report():
+    workflow = yaml.safe_load(EXAMPLE.read_text())
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert {"push", "pull_request"} <= set(triggers)
+    steps = workflow["jobs"]["conformance"]["steps"]
+    uses = [step.get("uses", "") for step in steps]
+    assert uses[0].startswith("actions/checkout@")
+    action = next(step for step in steps if step.get("uses", "").startswith("harbor-conformance/"))
+    assert action["uses"] == "harbor-conformance/harbor-conformance@v0"
+    assert set(action["with"]) <= INPUTS and action["with"]["candidate"].startswith("exec:")
+    upload = next(step for step in steps if step.get("uses", "").startswith("actions/upload-artifact@"))
+    assert "always()" in upload["if"]
+    assert upload["with"]["path"].rstrip("/") == ACTION["inputs"]["report-dir"]["default"]
+    for job in workflow["jobs"].values():
+        for step in job["steps"]:
+            assert "${{" not in step.get("run", ""), step
+    badge = workflow["jobs"]["badge"]
+    assert badge["needs"] == "conformance" and badge["permissions"] == {"contents": "write"}
+    assert "badge.json" in badge["steps"][-1]["run"]
+
+
+def test_every_action_name_in_the_docs_is_one_the_action_has():
+    # The example and the guide name the action the same way, and only inputs and outputs it declares.
+    text = CI_DOC.read_text()
+    for name in INPUTS | OUTPUTS:
+        assert f"`{name}`" in text, name
+    assert "examples/runner-conformance.yml" in text
+    for uses in re.findall(r"uses: (harbor-conformance/\S+)", text + EXAMPLE.read_text()):
+        assert uses.startswith("harbor-conformance/harbor-conformance@"), uses

@@ -40,7 +40,7 @@ def certify(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff, mypy (strict on the harness), the corpus and expectation file checks, the JSON Schemas up to date."""
     session.install("-e", ".[dev]")
-    session.run("ruff", "check", "conformance", "oracles", "tests", "noxfile.py")
+    session.run("ruff", "check", "conformance", "oracles", "tests", "noxfile.py", ".github/action")
     session.run("mypy", "conformance")
     session.run("conformance", "cases", "check")
     session.run("conformance", "expectations", "check", *sorted(map(str, Path("oracles/expectations").glob("*.yaml"))))

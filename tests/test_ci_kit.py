@@ -1,4 +1,4 @@
-"""The CI kit: the composite GitHub Action (action.yml and its scripts in action/), the pre-commit hooks and
+"""The CI kit: the composite GitHub Action (action.yml and its scripts in .github/action/), the pre-commit hooks and
 the example workflow of docs/examples/. Offline: the scripts run against the recorded oracle."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
 from importlib import metadata
 from pathlib import Path
 
@@ -113,7 +112,7 @@ def test_the_oracle_gets_a_cpython_312_and_is_cached_before_certify():
         "path": "${{ steps.install.outputs.cache-dir }}", "key": "${{ steps.install.outputs.cache-key }}"}
 
 
-# -- action/certify.sh --------------------------------------------------------------------------------------
+# -- .github/action/certify.sh ---------------------------------------------------------------------------
 
 def _environment(tmp_path: Path, **values: str) -> dict[str, str]:
     """The environment GitHub gives the certify step: the inputs as action.yml maps them, and the two files."""
@@ -133,7 +132,7 @@ def _mapped_names(step_id: str) -> set[str]:
 
 
 def _script(name: str, env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", str(REPO / "action" / name), *args], env=env, cwd=cwd,
+    return subprocess.run(["bash", str(REPO / ".github" / "action" / name), *args], env=env, cwd=cwd,
                           capture_output=True, text=True, timeout=300)
 
 
@@ -235,7 +234,7 @@ def test_a_report_left_by_an_earlier_run_is_not_taken_for_this_one(tmp_path):
     assert proc.returncode == 2 and outputs["report"] == "" and not stale.exists()
 
 
-# -- action/install.sh and action/oracle.sh -----------------------------------------------------------------
+# -- .github/action/install.sh and oracle.sh --------------------------------------------------------------
 
 @pytest.mark.parametrize(("version", "requirement"), [
     ("latest", "harbor-conformance"),
@@ -256,7 +255,7 @@ def test_install_script_turns_the_version_input_into_a_requirement(tmp_path, ver
 
 
 def test_install_script_by_default_installs_the_release_the_action_belongs_to(tmp_path):
-    own = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    own = re.search(r'^__version__ = "(.+)"', (REPO / "conformance" / "__init__.py").read_text(), re.M).group(1)
     proc = _script("install.sh", _environment(tmp_path), tmp_path, "--print-requirement")
     assert proc.stdout == f"harbor-conformance=={own}\n"
 

@@ -4,7 +4,7 @@
 #
 #   CONFORMANCE_VERSION        what to install (the action's `version` input):
 #                                (empty)            the release this action belongs to (the version
-#                                                   in the pyproject.toml beside action.yml)
+#                                                   in conformance/__init__.py of this checkout)
 #                                latest             the newest release on the index
 #                                0.2.0              harbor-conformance==0.2.0
 #                                '>=0.2,<0.3'       harbor-conformance>=0.2,<0.3 (any specifier)
@@ -28,9 +28,9 @@ requirement() {
     case "$spec" in
         "")
             local own
-            own="$(sed -n 's/^version *= *"\([^"]*\)".*/\1/p' "$here/../pyproject.toml" | head -n 1)"
+            own="$(sed -n 's/^__version__ *= *"\([^"]*\)".*/\1/p' "$here/../../conformance/__init__.py" | head -n 1)"
             if [ -z "$own" ]; then
-                echo "cannot read the action's own version from $here/../pyproject.toml: set the version input" >&2
+                echo "cannot read the action's own version from $here/../../conformance/__init__.py: set the version input" >&2
                 return 2
             fi
             echo "$project==$own" ;;

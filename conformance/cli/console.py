@@ -21,7 +21,7 @@ from conformance.core.outcomes import Outcome
 from conformance.errors import HarnessError
 from conformance.report.markdown import shown_outcomes
 from conformance.report.model import CaseLine, result_text
-from conformance.report.problems import problems
+from conformance.report.problems import Problems
 from conformance.report.writer import Tally
 
 console = Console(stderr=True, soft_wrap=True)
@@ -129,29 +129,29 @@ def _case(record: CaseLine, indent: str = "    ") -> None:
         say(record.detail.strip().replace("\n", "\n" + indent)[:2000])
 
 
-def print_problems(records: list[CaseLine], per_group: int = 10, others_limit: int = 20) -> None:
+def print_problems(found: Problems, per_group: int = 10, others_limit: int = 20) -> None:
     """Failures first, grouped by surface and mismatch class; the other problems; then skips, counted."""
-    found = problems(records)
     if found.failures:
         out.print(f"[b]{found.failing} failing case(s)[/b], by surface and mismatch class:", highlight=False)
     for surface, groups in found.failures.items():
         for cls, lines in groups.items():
-            out.print(f"[b]{escape(surface)}[/b] — {escape(cls)}: {len(lines)} case(s)", highlight=False)
+            count = found.failing_in(surface, cls)
+            out.print(f"[b]{escape(surface)}[/b] — {escape(cls)}: {count} case(s)", highlight=False)
             for record in lines[:per_group]:
                 out.print(f"  [b]FAIL[/b] {escape(record.id)}", highlight=False)
                 _case(record)
-            if len(lines) > per_group:
-                out.print(f"  ... and {len(lines) - per_group} more {escape(cls)} failure(s) of {escape(surface)} "
+            if count > per_group:
+                out.print(f"  ... and {count - per_group} more {escape(cls)} failure(s) of {escape(surface)} "
                           "in the report", highlight=False)
-    if found.others:
-        out.print(f"[b]{len(found.others)} other problem(s)[/b]:", highlight=False)
+    if found.other_count:
+        out.print(f"[b]{found.other_count} other problem(s)[/b]:", highlight=False)
     for record in found.others[:others_limit]:
         named = f" ({record.protocol_error})" if record.protocol_error else ""
         label = "STALE RECORDING" if record.conforms else record.outcome.upper()
         out.print(f"  [b]{escape(label)}[/b] {escape(record.id)}{named}", highlight=False)
         _case(record)
-    if len(found.others) > others_limit:
-        out.print(f"  ... and {len(found.others) - others_limit} more in the report", highlight=False)
+    if found.other_count > others_limit:
+        out.print(f"  ... and {found.other_count - others_limit} more in the report", highlight=False)
     if found.skips:
         out.print(f"[b]{found.skipped} case(s) skipped[/b] (they count against conformance):", highlight=False)
         for (surface, reason), count in sorted(found.skips.items()):

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from conformance.report import badge, junit, markdown
-from conformance.report.reader import read
+from conformance.report.reader import Overview, ReportFile
 
 OUTPUTS = "Report outputs"
 
@@ -55,20 +55,24 @@ class ReportOutputs:
     def to_stdout(self) -> bool:
         return self.markdown is not None and str(self.markdown) == "-"
 
-    def write(self, report: Path) -> None:
+    def write(self, report: Path, view: Overview | None = None) -> None:
+        """Each format asked for, from the report on disk (``view``: its overview, when already read), read as a
+        stream: the report is never whole in memory."""
         if not (self.markdown or self.junit or self.badge):
             return
-        data = read(report)
-        if self.markdown is not None:
-            text = markdown.summary(data)
+        source = ReportFile(report)
+        if self.markdown is not None or self.badge is not None:
+            view = view if view is not None else source.overview()
+        if self.markdown is not None and view is not None:
+            text = markdown.summary(view)
             if str(self.markdown) == "-":
                 sys.stdout.write(text + "\n")  # alone on stdout: the command's tables went to stderr
             else:
                 _write(self.markdown, text)
         if self.junit is not None:
-            _write(self.junit, junit.render(data))
-        if self.badge is not None:
-            _write(self.badge, json.dumps(badge.render(data), indent=2) + "\n")
+            junit.write(source, self.junit)
+        if self.badge is not None and view is not None:
+            _write(self.badge, json.dumps(badge.render(view), indent=2) + "\n")
 
 
 def _write(path: Path, text: str) -> None:

@@ -16,7 +16,7 @@ from conformance.cli.console import fail, out, print_problems, print_tables, std
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.promote import promote as promote_findings
 from conformance.report import diff as report_diff
-from conformance.report.reader import read
+from conformance.report.reader import ReportFile, read
 from conformance.run import expectation_writing
 from conformance.run import expectations as expectation_files
 
@@ -28,16 +28,16 @@ def summary(
     badge_out: opt.BadgeOut = None,
 ) -> None:
     """Summarise a JSONL report (even one cut short by a killed run), and derive its other formats."""
-    data = read(report)
+    data = ReportFile(report).overview()  # read as a stream: a report of any size is summarised in little memory
     tally = data.tally()
     outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
     with stdout_for_data(outputs.to_stdout):
-        print_problems(data.records)
+        print_problems(data.problems())
         print_tables(tally, f"{data.candidate_spec} vs {data.oracle_spec}")
         if data.footer is None:
             out.print("[yellow]the report has no footer: the run did not finish[/yellow] (the same `certify` "
                       f"command with `--resume --report {escape(str(report))}` goes on from it)")
-        outputs.write(report)
+        outputs.write(report, data)
     raise typer.Exit(0 if tally.conforms and data.footer is not None else 1)
 
 
@@ -51,10 +51,12 @@ def diff(
 ) -> None:
     """Compare two reports by case id: new divergences, fixed ones, changed classes, cases only in one.
 
-    Exit status 1 when B has a divergence A has not, or one of another kind.
+    Exit status 1 when B has a divergence A has not, or one of another kind; when B lacks a case A has; or when
+    either run did not finish. 2 for a report that cannot be read.
     """
-    first, second = read(a), read(b)
+    first, second = report_diff.Side.of(ReportFile(a).lines()), report_diff.Side.of(ReportFile(b).lines())
     changes = report_diff.diff(first, second)
+    notes = report_diff.caveats(changes, first, second, f"A ({a})", f"B ({b})")
     table = Table(title=f"{a} -> {b}")
     for name in ("surface", "id", "change", "A", "B"):
         table.add_column(name, overflow="fold")
@@ -64,12 +66,15 @@ def diff(
         out.print(table)
     counts = {k: sum(c.kind == k for c in changes) for k in report_diff.KINDS}
     out.print(", ".join(f"{n} {k}" for k, n in counts.items()), highlight=False)
+    for note in notes:
+        out.print(f"[yellow]{escape(note)}[/yellow]", highlight=False)
     if markdown_out is not None:
-        markdown_out.write_text(report_diff.markdown(changes, str(a), str(b)), encoding="utf-8")
+        markdown_out.write_text(report_diff.markdown(changes, str(a), str(b), notes), encoding="utf-8")
     if json_out is not None:
         json_out.write_text(json.dumps({"a": str(a), "b": str(b), "counts": counts,
-                                        "changes": [c.to_json() for c in changes]}, indent=2) + "\n")
-    raise typer.Exit(1 if any(c.kind in report_diff.REGRESSIONS for c in changes) else 0)
+                                        "finished": {"a": first.finished, "b": second.finished},
+                                        "notes": notes, "changes": [c.to_json() for c in changes]}, indent=2) + "\n")
+    raise typer.Exit(1 if notes or any(c.kind in report_diff.REGRESSIONS for c in changes) else 0)
 
 
 def promote(report: Path, cases_root: opt.CasesRoot = None) -> None:

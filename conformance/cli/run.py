@@ -28,7 +28,8 @@ from conformance.connection.breaker import DEFAULT_LIMIT
 from conformance.connection.connectors import parse
 from conformance.connection.smoke import smoke as run_smoke
 from conformance.corpus import cases as case_corpus
-from conformance.report.reader import read
+from conformance.report.problems import Problems
+from conformance.report.reader import Report, read
 from conformance.report.writer import dumps
 from conformance.run import certification
 from conformance.run import generate as generation
@@ -130,7 +131,7 @@ def certify(
             log(f"interrupted: the report so far is in {path} (no footer); the same command with "
                 "--resume goes on from it")
             raise typer.Exit(130) from None
-        print_problems(run.records)
+        print_problems(Problems.of(run.records))
         impl = run.candidate_implementation
         name = f"{impl.name} {impl.version}" if impl else candidate
         print_tables(run.tally, f"{name} vs {run.oracle_spec}")
@@ -178,11 +179,11 @@ def combine(
     with out_path.open("w", encoding="utf-8") as handle:
         for line in [head, *lines, footer]:
             handle.write(dumps(line) + "\n")
-    data = read(out_path)
+    data = Report.of([head, *lines, footer])  # what was written, still in memory: not read back
     tally = data.tally()
     outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
     with stdout_for_data(outputs.to_stdout):
-        print_problems(data.records)
+        print_problems(data.problems())
         print_tables(tally, f"{head.candidate.spec} vs {head.oracle.spec} ({len(parts)} shards)")
         print_verdict(head.candidate.spec, tally, footer.conforms, out_path)
         outputs.write(out_path)

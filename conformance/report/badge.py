@@ -18,7 +18,7 @@ from conformance import ORACLE_RELEASE
 from conformance.core import surfaces
 from conformance.core.outcomes import Outcome
 from conformance.report.model import Header
-from conformance.report.reader import Report
+from conformance.report.reader import Summarised
 
 
 def label(head: Header | None) -> str:
@@ -43,7 +43,7 @@ def partial(head: Header | None) -> str | None:
     return ", ".join(run) if 0 < len(run) <= 3 else f"{len(run)}/{len(every)} surfaces"
 
 
-def render(report: Report) -> dict[str, Any]:
+def render(report: Summarised) -> dict[str, Any]:
     tally = report.tally()
     known = tally.outcomes[Outcome.XFAIL]
     inputs = sum(g.inputs_run for g in tally.generated.values())

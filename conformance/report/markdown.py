@@ -11,8 +11,7 @@ from typing import Any
 
 from conformance.core.outcomes import Outcome
 from conformance.report.model import CaseLine, describe, result_text
-from conformance.report.problems import problems
-from conformance.report.reader import Report
+from conformance.report.reader import Report, Summarised
 from conformance.report.writer import Tally
 
 Lookup = Callable[[str], tuple[str, Any] | None]  # a case's description and input, by id
@@ -29,7 +28,7 @@ def _code(text: str, limit: int = 2000) -> str:
     return f"{fence}\n{text}\n{fence}"
 
 
-def _title(report: Report) -> tuple[str, str]:
+def _title(report: Summarised) -> tuple[str, str]:
     return report.candidate_spec, report.oracle_spec
 
 
@@ -48,8 +47,9 @@ def _outcome_table(tally: Tally) -> list[str]:
     return lines
 
 
-def summary(report: Report, *, limit: int = 50) -> str:
-    """Verdict, per-surface outcomes, generated inputs, and the divergences (at most ``limit``)."""
+def summary(report: Summarised, *, limit: int = 50) -> str:
+    """Verdict, per-surface outcomes, generated inputs, and the divergences (at most ``limit`` of each kind; an
+    :class:`~conformance.report.reader.Overview` keeps that many)."""
     tally = report.tally()
     candidate, oracle = _title(report)
     finished = report.footer is not None
@@ -83,7 +83,7 @@ def summary(report: Report, *, limit: int = 50) -> str:
             error = " + generator error" if line.error else ""
             lines.append(f"| `{surface}` | {line.inputs_run} | {divergences}{error} | {expected} |")
         lines.append("")
-    found = problems(report.records)
+    found = report.problems()
     if found.failures:
         failing = [(surface, cls, record) for surface, groups in found.failures.items()
                    for cls, records in groups.items() for record in records]
@@ -91,17 +91,17 @@ def summary(report: Report, *, limit: int = 50) -> str:
                   "| surface | class | id | first difference |", "|---|---|---|---|"]
         for surface, cls, record in failing[:limit]:
             lines.append(f"| `{surface}` | {cls} | `{record.id}` | {_cell(record.first_difference())} |")
-        if len(failing) > limit:
-            lines.append(f"| … | | | {len(failing) - limit} more in the report |")
+        if found.failing > limit:
+            lines.append(f"| … | | | {found.failing - min(limit, len(failing))} more in the report |")
         lines.append("")
-    if found.others:
-        lines += [f"### {len(found.others)} other problem(s)", "", "| id | outcome | first difference |",
+    if found.other_count:
+        lines += [f"### {found.other_count} other problem(s)", "", "| id | outcome | first difference |",
                   "|---|---|---|"]
         for record in found.others[:limit]:
             outcome = "stale recording" if record.conforms else str(record.outcome)
             lines.append(f"| `{record.id}` | {outcome} | {_cell(record.first_difference())} |")
-        if len(found.others) > limit:
-            lines.append(f"| … | | {len(found.others) - limit} more in the report |")
+        if found.other_count > limit:
+            lines.append(f"| … | | {found.other_count - min(limit, len(found.others))} more in the report |")
         lines.append("")
     if found.skips:
         lines += [f"### {found.skipped} skipped case(s)", "", "| surface | cases | reason |", "|---|---:|---|"]

@@ -1,30 +1,108 @@
-"""Reading a report back: each line validated into its model, streamed, errors naming file and line."""
+"""Reading a report back: streamed line by line, each line validated into its model, errors naming file and line.
+
+A report is read one line at a time and never held whole: :class:`ReportFile`
+yields its lines as they are read (as often as asked), its
+:meth:`ReportFile.overview` keeps what a summary shows (the counts, and the
+first lines of each kind of problem), and :func:`read` keeps every line, for
+the commands that need them all (``combine``, ``--resume``, ``promote``, the
+gate). Whatever is wrong with a line is a :class:`ReportError` (exit status
+2) naming the file, the line and the problem: a line that is not UTF-8, not
+JSON, nested too deeply, longer than :data:`LINE_LIMIT`, not a report line
+by the model (:mod:`conformance.report.model`), a value that is not a wire
+value, a header that is not the first line, a line after the footer. Only
+the last line may be cut short (a killed run): it is dropped and the
+report marked truncated.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO, Any
 
 from pydantic import ValidationError
 
 from conformance.errors import UsageError
-from conformance.report.model import LINE_ADAPTER, CandidateLine, CaseLine, Footer, GeneratedLine, Header
+from conformance.kit import wire
+from conformance.report.model import (
+    LINE_ADAPTER,
+    REPORT_VERSION,
+    CandidateLine,
+    CaseLine,
+    Footer,
+    GeneratedLine,
+    Header,
+    OutputResult,
+)
+from conformance.report.problems import Problems
 from conformance.report.writer import Tally
+
+Line = Header | CaseLine | GeneratedLine | CandidateLine | Footer
+
+# One line's size: a candidate's reply is at most 64 MiB (connection.base.MAX_LINE_BYTES), a case line holds the
+# oracle's, the candidate's and the input. A file with no newline is not read into memory whole.
+LINE_LIMIT = 256 * 1024 * 1024
+# JSON nesting of one line. The writer cannot nest deeper (pydantic serializes at most about 255 levels of a
+# value), and a line read must be one that can be written again (combine, --resume).
+DEPTH_LIMIT = 200
+# The lines of each kind of problem an overview keeps: what the console (10 a group, 20 others) and the
+# Markdown summary (50) show; the rest are counted.
+SHOWN = 50
 
 
 class ReportError(UsageError):
     """A report that cannot be read: the message names the file, the line and the problem."""
 
 
+def _problem(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else first["msg"]
+
+
+def _no_constant(token: str) -> Any:
+    raise ValueError(f"{token} is no JSON value")  # NaN, Infinity: the writer never writes them
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether a JSON value nests more than ``limit`` arrays and objects deep (iteratively: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def _wire_problem(line: CaseLine) -> str | None:
+    values = [("input", line.input)]
+    values += [(f"{side}.output", result.output) for side, result in (("oracle", line.oracle),
+                                                                       ("candidate", line.candidate))
+               if isinstance(result, OutputResult)]
+    for name, value in values:
+        try:
+            wire.decode(value)
+        except wire.WireError as e:
+            return f"{name} is not a wire value ({e})"
+    return None
+
+
+def _size(limit: int) -> str:
+    mib = 1024 * 1024
+    return f"{limit // mib} MiB" if limit % mib == 0 else f"{limit} bytes"
+
+
 @dataclass
-class Report:
+class Summarised:
+    """What every summary of a report starts from: its header and footer, whether its last line was cut."""
+
     header: Header | None
-    records: list[CaseLine]
     footer: Footer | None
-    truncated: bool = False  # a last line cut short by a killed run
-    generated: list[GeneratedLine] = field(default_factory=list)
-    candidate_problems: list[CandidateLine] = field(default_factory=list)
+    truncated: bool
 
     @property
     def finished(self) -> bool:
@@ -38,58 +116,192 @@ class Report:
     def oracle_spec(self) -> str:
         return self.header.oracle.spec if self.header is not None else "?"
 
-    def tally(self) -> Tally:
-        tally = Tally.of(self.records, self.generated, self.candidate_problems)
+    def _with_footer(self, tally: Tally) -> Tally:
         if self.footer is not None:
             tally.stale_expectations = list(self.footer.stale_expectations)
             tally.batch_fallbacks = self.footer.batch_fallbacks
         return tally
 
+    def tally(self) -> Tally:
+        raise NotImplementedError
 
-def _problem(error: ValidationError) -> str:
-    first = error.errors()[0]
-    where = ".".join(str(part) for part in first["loc"])
-    return f"{where}: {first['msg']}" if where else first["msg"]
+    def problems(self) -> Problems:
+        raise NotImplementedError
 
 
-def read(path: Path) -> Report:
-    """The report at ``path``; ReportError (exit status 2) for a line that is not a report line.
+@dataclass
+class Report(Summarised):
+    """A report with every line in memory."""
 
-    Only the last line may be cut short (a killed run): it is dropped and the report marked truncated.
-    """
-    report = Report(None, [], None)
-    pending: str | None = None  # a bad line, forgiven if it turns out to be the last
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as e:
-        raise ReportError(f"{path}: cannot read: {e.strerror or e}") from None
-    with handle:
-        try:
-            for number, text in enumerate(handle, 1):
-                if not text.strip():
+    records: list[CaseLine] = field(default_factory=list)
+    generated: list[GeneratedLine] = field(default_factory=list)
+    candidate_problems: list[CandidateLine] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, lines: Iterable[Line], truncated: bool = False) -> Report:
+        report = cls(None, None, truncated)
+        for line in lines:
+            if isinstance(line, Header):
+                report.header = line
+            elif isinstance(line, Footer):
+                report.footer = line
+            elif isinstance(line, CaseLine):
+                report.records.append(line)
+            elif isinstance(line, GeneratedLine):
+                report.generated.append(line)
+            else:
+                report.candidate_problems.append(line)
+        return report
+
+    def tally(self) -> Tally:
+        return self._with_footer(Tally.of(self.records, self.generated, self.candidate_problems))
+
+    def problems(self) -> Problems:
+        return Problems.of(self.records)
+
+
+@dataclass
+class Overview(Summarised):
+    """A report's counts, and the first :data:`SHOWN` lines of each kind of problem: gathered in one pass."""
+
+    counted: Tally = field(default_factory=Tally)
+    found: Problems = field(default_factory=lambda: Problems(keep=SHOWN))
+
+    def add(self, line: Line) -> None:
+        if isinstance(line, Header):
+            self.header = line
+        elif isinstance(line, Footer):
+            self.footer = line
+        elif isinstance(line, CaseLine):
+            self.counted.add(line)
+            self.found.add(line)
+        elif isinstance(line, GeneratedLine):
+            self.counted.add_generated(line)
+        else:
+            self.counted.candidate_problems.append(line)
+
+    def tally(self) -> Tally:
+        return self._with_footer(self.counted)
+
+    def problems(self) -> Problems:
+        return self.found
+
+
+class ReportFile:
+    """A report on disk, read line by line as often as asked, every line validated as it is read."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.truncated = False  # set once the lines have been read to the end
+
+    def lines(self) -> Iterator[Line]:
+        for _, _, line in self.entries():
+            yield line
+
+    def records(self) -> Iterator[CaseLine]:
+        for line in self.lines():
+            if isinstance(line, CaseLine):
+                yield line
+
+    def overview(self) -> Overview:
+        view = Overview(None, None, False)
+        for line in self.lines():
+            view.add(line)
+        view.truncated = self.truncated
+        return view
+
+    def load(self) -> Report:
+        report = Report.of(self.lines())
+        report.truncated = self.truncated  # known once the lines are read
+        return report
+
+    def entries(self) -> Iterator[tuple[int, int, Line]]:
+        """(byte offset, line number, line) of each line, in order."""
+        self.truncated = False
+        pending: str | None = None  # a line cut short, forgiven if it turns out to be the last
+        footer_seen = started = False
+        with self._open() as handle:
+            offset = number = 0
+            while raw := handle.readline(LINE_LIMIT + 1):
+                number, start = number + 1, offset
+                offset += len(raw)
+                if len(raw) > LINE_LIMIT:
+                    raise ReportError(f"{self.path}:{number}: a line longer than {_size(LINE_LIMIT)}")
+                if not raw.strip():
                     continue
                 if pending is not None:
                     raise ReportError(pending)
-                try:
-                    data = json.loads(text)
-                except json.JSONDecodeError:
-                    pending = f"{path}:{number}: not a JSON line"
+                where = f"{self.path}:{number}"
+                if footer_seen:
+                    raise ReportError(f"{where}: a line after the footer (the footer is the report's last line)")
+                data, pending = self._json(raw, where)
+                if pending is not None:
                     continue
-                try:
-                    line = LINE_ADAPTER.validate_python(data)
-                except ValidationError as e:
-                    raise ReportError(f"{path}:{number}: not a report line ({_problem(e)})") from None
-                if isinstance(line, Header):
-                    report.header = line
-                elif isinstance(line, Footer):
-                    report.footer = line
-                elif isinstance(line, CaseLine):
-                    report.records.append(line)
-                elif isinstance(line, GeneratedLine):
-                    report.generated.append(line)
-                else:
-                    report.candidate_problems.append(line)
+                line = self._validated(data, where)
+                if isinstance(line, Header) and started:
+                    raise ReportError(f"{where}: a second header (the header is the report's first line)")
+                if not isinstance(line, Header) and not started:
+                    raise ReportError(f"{where}: the first line is a {line.type} line, not the header")
+                footer_seen = isinstance(line, Footer)
+                started = True
+                yield start, number, line
+        self.truncated = pending is not None
+
+    def at(self, places: Iterable[tuple[int, int]]) -> Iterator[Line]:
+        """The lines at these (byte offset, line number) places, read again (as :meth:`entries` gave them)."""
+        with self._open() as handle:
+            for offset, number in places:
+                handle.seek(offset)
+                raw = handle.readline(LINE_LIMIT + 1)
+                where = f"{self.path}:{number}"
+                data, cut = self._json(raw, where)
+                if cut is not None:
+                    raise ReportError(cut + " (the report changed while it was read)")
+                yield self._validated(data, where)
+
+    def _open(self) -> IO[bytes]:
+        try:
+            return self.path.open("rb")
+        except OSError as e:
+            raise ReportError(f"{self.path}: cannot read: {e.strerror or e}") from None
+
+    @staticmethod
+    def _json(raw: bytes, where: str) -> tuple[Any, str | None]:
+        """The line's JSON value, or (None, the problem) for a line that could be one cut short."""
+        try:
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise ReportError(f"{path}: not UTF-8 text ({e.reason})") from None
-    report.truncated = pending is not None
-    return report
+            return None, f"{where}: not UTF-8 text ({e.reason} at byte {e.start + 1} of the line)"
+        try:
+            data = json.loads(text, parse_constant=_no_constant)
+        except RecursionError:
+            raise ReportError(f"{where}: nested more than {DEPTH_LIMIT} levels deep") from None
+        except json.JSONDecodeError:
+            return None, f"{where}: not a JSON line"
+        except ValueError as e:  # a constant, or an int past Python's limit on digits
+            raise ReportError(f"{where}: not a JSON line ({str(e).splitlines()[0]})") from None
+        # A line with fewer brackets than the limit cannot nest deeper: counting them is cheap, walking is not.
+        deep = raw.count(b"[") + raw.count(b"{") > DEPTH_LIMIT
+        if deep and isinstance(data, (dict, list)) and _depth_over(data, DEPTH_LIMIT):
+            raise ReportError(f"{where}: nested more than {DEPTH_LIMIT} levels deep")
+        return data, None
+
+    @staticmethod
+    def _validated(data: Any, where: str) -> Line:
+        try:
+            line = LINE_ADAPTER.validate_python(data)
+        except ValidationError as e:
+            raise ReportError(f"{where}: not a report line ({_problem(e)})") from None
+        if isinstance(line, Header) and line.report_version != REPORT_VERSION:
+            raise ReportError(f"{where}: report version {line.report_version}; this suite reads version "
+                              f"{REPORT_VERSION}")
+        if isinstance(line, CaseLine) and (problem := _wire_problem(line)) is not None:
+            raise ReportError(f"{where}: case {line.id}: {problem}")
+        return line
+
+
+def read(path: Path) -> Report:
+    """The report at ``path``, every line in memory; ReportError (exit status 2) for a line that is not a report
+    line. Only the last line may be cut short (a killed run): it is dropped and the report marked truncated."""
+    return ReportFile(path).load()
+

@@ -30,7 +30,7 @@ from conformance.report.model import CaseLine, Header, Party, ShardInfo
 from conformance.report.writer import new_header
 from conformance.run import generate as generation
 from conformance.run.expectations import ExpectationError, Expectations
-from conformance.run.resume import Resumed, resumable
+from conformance.run.resume import Resumed, resumable, within
 from conformance.run.runner import RECORDED
 from conformance.run.shards import Shard
 
@@ -207,6 +207,8 @@ def make_plan(options: Options, report: Path, log: Callable[[str], None] = lambd
         resumed = resumable(report, options, profile, policy_name(nan_policy), log) if options.resume else Resumed()
     except ValueError as e:
         raise UsageError(str(e)) from None
+    if resumed.cases:
+        resumed = within(resumed, report, {i.id for i in loaded}, {i.id for i in selected}, log)
     seed = options.seed if options.seed is not None else resumed.seed
     if seed is None:
         seed = profile.fixed_seed if profile.fixed_seed is not None else generation.new_seed()

@@ -12,7 +12,11 @@ Resuming keeps what that run finished and runs the rest:
   and stops the candidate afresh.
 
 The run must be the same one: candidate, oracle, NaN policy, expectation
-file and generation settings are checked against the report's header.
+file and generation settings are checked against the report's header. A
+finished case that this run would not run (its id is no longer in the
+corpus, or this run does not select it) is dropped, with a warning naming
+how many and a few ids: the report is the one an uninterrupted run of this
+command would write.
 """
 
 from __future__ import annotations
@@ -60,6 +64,25 @@ def resumable(path: Path, options: Any, profile: Any, policy_name: str, log: Cal
     seed = None if generation is None else (generation.base_seed if generation.base_seed is not None
                                             else generation.seed)
     return Resumed(kept, cases, done_surfaces, seed, history)
+
+
+def within(resumed: Resumed, path: Path, corpus: set[str], selected: set[str],
+           log: Callable[[str], None]) -> Resumed:
+    """``resumed`` less the finished cases this run would not run: ids the corpus no longer has, and ids it
+    has that this run does not select; each kind said in a warning line."""
+    gone = sorted(i for i in resumed.cases if i not in corpus)
+    unselected = sorted(i for i in resumed.cases if i in corpus and i not in selected)
+    for ids, why in ((gone, "no longer in the corpus"), (unselected, "not selected by this run")):
+        if ids:
+            log(f"warning: {len(ids)} finished case(s) in {path} {why}, dropped: " + ", ".join(ids[:5])
+                + (" ..." if len(ids) > 5 else ""))
+    if not gone and not unselected:
+        return resumed
+    dropped = set(gone) | set(unselected)
+    kept = [line for line in resumed.kept
+            if not (isinstance(line, CaseLine) and not line.generated and line.id in dropped)]
+    history = resumed.history[:-1] + [resumed.history[-1].model_copy(update={"kept": len(kept)})]
+    return Resumed(kept, resumed.cases - dropped, resumed.generated, resumed.seed, history)
 
 
 def _lines_in_order(old: Report) -> list[CaseLine | GeneratedLine]:

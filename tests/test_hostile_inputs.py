@@ -1,8 +1,13 @@
-"""Hostile inputs to the suite itself: reports made to break their readers.
+"""Hostile inputs to the suite itself: reports and case files made to break their readers.
 
 Whatever is wrong, every reader answers the same way: exit status 2 and one
-line naming the file, the line and the problem, never a traceback. Reports
-are read as streams, in memory that does not grow with their size.
+line naming the file, the line and the problem, never a traceback, never a
+hang. Reports are read as streams, in memory that does not grow with their
+size; case files are bounded in size, nesting, values and int digits, and
+read only when they are regular files inside the corpus. The broken files
+that can be written once live in tests/broken_cases/ (tests/test_broken_corpus.py);
+the ones here are made in a temporary folder: FIFOs, links out of it, and
+files too large or too deep to keep in the repository.
 """
 
 from __future__ import annotations
@@ -12,12 +17,16 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from conformance.cli import app
+from conformance.corpus import files
+from conformance.corpus.cases import check_corpus
+from conformance.corpus.yaml_values import INT_DIGITS_LIMIT, NESTING_LIMIT, VALUE_LIMIT
 from conformance.kit import wire
 from conformance.report import reader
 from tests.report_lines import footer_line, header_line
@@ -280,3 +289,161 @@ def test_summary_of_a_large_report_takes_memory_that_does_not_grow_with_it(tmp_p
     assert f"{number // 50} failing case(s)" in output
     # Every line held at once would take many times the file (a validated line is ten times its text).
     assert peak - baseline < size // 4, (peak, baseline, size, seconds)
+
+
+# -- hostile case files ------------------------------------------------------------------------------------------
+
+CASE = """\
+surface: {surface}
+cases:
+  - id: {surface}::{slug}
+    description: a case
+    spec: seed-000
+    input: {input}
+"""
+REWARD_INPUT = '{reward_txt: !bytes "1"}'
+SCRIPT_INPUT = "{metric: {type: uv-script, kwargs: {script_path: m.py}}, rewards: [], scripts: {m.py: !file m.py}}"
+
+
+def _case_file(folder: Path, slug: str, input_text: str = REWARD_INPUT, extra: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{slug}.yaml"
+    path.write_text(CASE.format(surface=folder.name, slug=slug, input=input_text) + extra)
+    return path
+
+
+def _errors(root: Path) -> list[str]:
+    return [str(error) for error in check_corpus(root)[1]]
+
+
+def test_yaml_nested_past_the_limit_is_refused_before_it_is_built(tmp_path):
+    root = tmp_path / "cases"
+    deep = _case_file(root / "reward.parse", "deep", extra="    expect: {output: " + "[" * 600 + "]" * 600 + "}\n")
+    # At the limit: the document's mapping, the cases list, a case, expect, then lists to the limit.
+    _case_file(root / "reward.parse", "at-limit",
+               extra="    expect: {output: " + "[" * (NESTING_LIMIT - 4) + "]" * (NESTING_LIMIT - 4) + "}\n")
+    (error,) = _errors(root)
+    assert error.startswith(f"{deep}:7: nested deeper than {NESTING_LIMIT} levels")
+
+
+def test_a_huge_plain_int_is_refused_with_its_digit_count(tmp_path):
+    root = tmp_path / "cases"
+    huge = _case_file(root / "reward.parse", "huge", extra="    expect: {output: {reward: " + "7" * 100_000 + "}}\n")
+    _case_file(root / "reward.parse", "at-limit", extra="    expect: {output: {reward: " + "7" * INT_DIGITS_LIMIT
+               + "}}\n")
+    (error,) = _errors(root)
+    assert error.startswith(f"{huge}:7: [reward.parse::huge] bad value: a plain int of 100000 digits: at most "
+                            f"{INT_DIGITS_LIMIT}")
+
+
+def test_a_file_of_too_many_values_is_refused_before_it_is_built(tmp_path):
+    root = tmp_path / "cases"
+    many = _case_file(root / "reward.parse", "many", extra="    tags: [" + ", ".join(["t"] * VALUE_LIMIT) + "]\n")
+    (error,) = _errors(root)
+    assert error.startswith(f"{many}:7: more than {VALUE_LIMIT} values")
+
+
+def test_a_case_file_past_the_size_limit_is_refused_unread_and_quickly(tmp_path):
+    root = tmp_path / "cases"
+    big = _case_file(root / "reward.parse", "big", extra="    tags: [" + ", ".join(["tag"] * 2_100_000) + "]\n")
+    assert big.stat().st_size > 10 * 1024 * 1024
+    started = time.monotonic()
+    (error,) = _errors(root)
+    assert time.monotonic() - started < 1.0
+    assert error == f"{big}:1: {big.stat().st_size} bytes: a case file may hold at most 2 MiB"
+
+
+def test_a_file_named_by_file_past_its_size_limit_is_refused(tmp_path):
+    root = tmp_path / "cases"
+    folder = root / "metric.compute"
+    case = _case_file(folder, "big-script", SCRIPT_INPUT)
+    with (folder / "m.py").open("wb") as handle:
+        handle.truncate(files.FILE_LIMIT + 1)  # sparse: nothing to write, and it must not be read
+    (error,) = _errors(root)
+    assert error == (f"{case}:6: [metric.compute::big-script] bad value: !file 'm.py': {files.FILE_LIMIT + 1} "
+                     "bytes: a !file may hold at most 16 MiB")
+
+
+def test_fifos_are_never_opened(tmp_path):
+    """A FIFO as a case file, and one named by !file: opening either would wait for a writer for ever."""
+    root = tmp_path / "cases"
+    os.makedirs(root / "reward.parse")
+    os.mkfifo(root / "reward.parse" / "pipe.yaml")
+    folder = root / "metric.compute"
+    case = _case_file(folder, "fifo-script", SCRIPT_INPUT)
+    os.mkfifo(folder / "m.py")
+    proc = subprocess.run([sys.executable, "-m", "conformance", "cases", "check", str(root)], capture_output=True,
+                          text=True, timeout=60, env=_env())
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{root / 'reward.parse' / 'pipe.yaml'}:1: a FIFO, not a regular file: not read" in proc.stdout
+    assert f"{case}:6: [metric.compute::fifo-script] bad value: !file 'm.py': a FIFO, not a regular file" in proc.stdout
+
+
+def test_case_files_and_surface_folders_linked_out_of_the_corpus_are_refused(tmp_path):
+    root = tmp_path / "cases"
+    elsewhere = tmp_path / "elsewhere"
+    outside = _case_file(elsewhere / "pass_at_k", "outside", "{n: 1, c: 1, k: 1}")
+    _case_file(root / "reward.parse", "here")
+    (root / "reward.parse" / "linked.yaml").symlink_to(_case_file(elsewhere / "reward.parse", "linked"))
+    (root / "pass_at_k").symlink_to(elsewhere / "pass_at_k", target_is_directory=True)
+    # A link inside the corpus to elsewhere inside it stays allowed, as with !file: read, its id a duplicate.
+    shared = _case_file(root / "reward.parse", "shared")
+    (root / "reward.parse" / "also.yaml").symlink_to(shared)
+    errors = _errors(root)
+    assert sorted(errors) == sorted([
+        f"{root / 'pass_at_k' / 'outside.yaml'}:1: leads out of the corpus (through a symbolic link, to "
+        f"{outside.resolve()}): not read",
+        f"{root / 'reward.parse' / 'linked.yaml'}:1: leads out of the corpus (through a symbolic link, to "
+        f"{(elsewhere / 'reward.parse' / 'linked.yaml').resolve()}): not read",
+        f"{shared}:3: [reward.parse::shared] duplicate id (first at {root / 'reward.parse' / 'also.yaml'}:3)",
+    ])
+
+
+def test_promote_appends_to_no_fifo_and_through_no_link_out_of_the_corpus(tmp_path):
+    finding = _case(1, id="reward.parse::gen-1", origin="generated", outcome="fail",
+                    input=wire.encode({"reward_txt": b"1"}))
+    report = tmp_path / "report.jsonl"
+    report.write_bytes(b"\n".join([_report_lines()[0], json.dumps(finding).encode()]) + b"\n")
+    target = _corpus(tmp_path) / "reward.parse" / "generated.yaml"
+    os.mkfifo(target)
+    argv = [sys.executable, "-m", "conformance", "promote", str(report), "--cases", str(target.parent.parent)]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=_env())
+    assert proc.returncode == 2 and f"{target}:1: a FIFO, not a regular file" in proc.stderr, proc.stderr
+    target.unlink()
+    outside = _case_file(tmp_path / "elsewhere" / "reward.parse", "generated")
+    target.symlink_to(outside)
+    before = outside.read_bytes()
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=_env())
+    assert proc.returncode == 2 and f"{target}:1: leads out of the corpus" in proc.stderr, proc.stderr
+    assert outside.read_bytes() == before
+
+
+def test_cases_check_lists_every_problem_and_certify_refuses_to_run(tmp_path):
+    """Each problem through both commands: `cases check` lists them all (exit 2), `certify` runs nothing."""
+    root = tmp_path / "cases"
+    _case_file(root / "reward.parse", "fine")
+    deep = _case_file(root / "reward.parse", "deep", extra="    expect: {output: " + "[" * 700 + "]" * 700 + "}\n")
+    huge = _case_file(root / "reward.parse", "huge", extra="    expect: {output: {reward: " + "1" * 100_000 + "}}\n")
+    os.mkfifo(root / "reward.parse" / "pipe.yaml")
+    big = root / "reward.parse" / "big.yaml"
+    with big.open("wb") as handle:
+        handle.truncate(files.CASE_FILE_LIMIT + 1)
+    elsewhere = _case_file(tmp_path / "elsewhere" / "pass_at_k", "outside", "{n: 1, c: 1, k: 1}")
+    (root / "pass_at_k").symlink_to(elsewhere.parent, target_is_directory=True)
+    expected = [(deep, 7, "nested deeper than"), (huge, 7, "a plain int of 100000 digits"),
+                (root / "reward.parse" / "pipe.yaml", 1, "a FIFO, not a regular file"),
+                (big, 1, "a case file may hold at most 2 MiB"),
+                (root / "pass_at_k" / "outside.yaml", 1, "leads out of the corpus")]
+    check = subprocess.run([sys.executable, "-m", "conformance", "cases", "check", str(root)], capture_output=True,
+                           text=True, timeout=60, env=_env())
+    assert check.returncode == 2 and "Traceback" not in check.stdout + check.stderr
+    assert check.stdout.splitlines()[-1] == f"1 cases in 6 files; {len(expected)} problem(s)"
+    report = tmp_path / "report.jsonl"
+    certify = subprocess.run([sys.executable, "-m", "conformance", "certify", "-c", "reference", "--oracle",
+                              "recorded", "--no-generate", "--cases", str(root), "--report", str(report)],
+                             capture_output=True, text=True, timeout=120, env=_env())
+    assert certify.returncode == 2 and "Traceback" not in certify.stdout + certify.stderr
+    for path, line, text in expected:
+        _one_line_naming(check.stdout, path, line, text)
+        _one_line_naming(certify.stderr, path, line, text)
+    assert not report.exists()

@@ -45,14 +45,18 @@ def cases_list(
 
 
 def cases_check(root: Annotated[Path | None, typer.Argument(help="The corpus folder.")] = None) -> None:
-    """Lint the corpus: schema, unique ids, inputs, and no float left to the YAML loader."""
+    """Lint the corpus: schema, unique ids, inputs, and no float left to the YAML loader.
+
+    Prints each problem as FILE:LINE: [ID] PROBLEM; exit status 2 when there is any (a broken corpus, which
+    `certify` refuses).
+    """
     root = root or case_corpus.default_root()
     loaded, errors = case_corpus.check_corpus(root)
     for error in errors:
         out.print(str(error), markup=False, highlight=False, soft_wrap=True)
     files = len(case_corpus.case_files(root)) if root.is_dir() else 0
     out.print(f"{len(loaded)} cases in {files} files; {len(errors)} problem(s)", highlight=False)
-    raise typer.Exit(1 if errors else 0)
+    raise typer.Exit(2 if errors else 0)
 
 
 def cases_record(

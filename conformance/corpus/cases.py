@@ -14,7 +14,10 @@ A case file is ``cases/<surface>/<topic>.yaml``:
           output: {reward: !float 1.0}   # or: raised: RewardFileEmptyError
         spec_disagrees: ...              # optional: where harbor differs from the prose spec
 
-Every error names the file, the line and the case id.
+Every error names the file, the line and the case id. A case file is read
+only if it is a regular file of at most 2 MiB inside the corpus
+(:mod:`conformance.corpus.files`); its YAML may nest at most 64 levels deep
+and hold at most 100000 values (:mod:`conformance.corpus.yaml_values`).
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from conformance import shipped
 from conformance.core import surfaces
 from conformance.core.compare import Result
-from conformance.corpus.yaml_values import AliasError, CaseLoader, lint
+from conformance.corpus.files import FileProblem, read_case_file
+from conformance.corpus.yaml_values import AliasError, CaseLoader, LimitError, lint
 from conformance.errors import UsageError
 
 ID_PATTERN = r"^[a-z][a-z0-9_.]*::[a-z0-9][a-z0-9._-]*$"
@@ -166,11 +170,13 @@ def _owner(nodes: list[CaseNode], line: int) -> str | None:
 
 
 def load_file(path: Path, data: bytes | None = None) -> tuple[list[LoadedCase], list[CaseError]]:
-    """Load one case file (``data``: its bytes, when already read); never raises for bad content, returns the
-    errors instead."""
+    """Load one case file (``data``: its bytes, when already read with :func:`read_case_file`); never raises for
+    bad content, returns the errors instead."""
     try:
-        text = (path.read_bytes() if data is None else data).decode("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        text = (read_case_file(path) if data is None else data).decode("utf-8")
+    except FileProblem as e:
+        return [], [CaseError(path, 1, None, str(e))]
+    except UnicodeDecodeError as e:
         return [], [CaseError(path, 1, None, f"cannot read: {e}")]
     # One loader composes the file once: the nodes serve the lint and the line numbers, then become the data.
     loader = CaseLoader(text)
@@ -180,6 +186,8 @@ def load_file(path: Path, data: bytes | None = None) -> tuple[list[LoadedCase], 
     except AliasError as e:
         line = e.problem_mark.line + 1
         return [], [CaseError(path, line, _owner(case_nodes(e.node), line), e.problem)]
+    except LimitError as e:  # nothing was built: no case can be named
+        return [], [CaseError(path, e.problem_mark.line + 1, None, e.problem)]
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" (column {mark.column + 1})" if mark else ""
@@ -232,7 +240,9 @@ def default_root() -> Path:
 
 
 def case_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.glob("*/*.yaml") if p.is_file())
+    """Every ``<surface>/<name>.yaml`` below ``root`` that is not a folder: a FIFO, a socket or a dangling link
+    named so is listed too, and refused with its problem when it is loaded."""
+    return sorted(p for p in root.glob("*/*.yaml") if not p.is_dir())
 
 
 # A file's cases by (path, sha256 of its text): a process that reads the corpus again (a test suite, the gate's
@@ -242,9 +252,9 @@ _LOADED: dict[tuple[Path, str], tuple[list[LoadedCase], list[CaseError]]] = {}
 
 def _load_file_once(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
     try:
-        data = path.read_bytes()
-    except OSError:
-        return load_file(path)
+        data = read_case_file(path)
+    except FileProblem as e:
+        return [], [CaseError(path, 1, None, str(e))]
     if b"!file" in data:
         return load_file(path, data)
     key = (path, hashlib.sha256(data).hexdigest())

@@ -16,6 +16,7 @@ from pathlib import Path
 from conformance import ORACLE_RELEASE
 from conformance.core import surfaces
 from conformance.corpus import cases as case_corpus
+from conformance.corpus.files import FileProblem, read_case_file
 from conformance.corpus.yaml_values import render, render_expect
 from conformance.report.model import CaseLine, Header
 from conformance.report.reader import Report
@@ -80,7 +81,12 @@ def promote(report: Report, root: Path) -> list[Promoted]:
 
 
 def _append(path: Path, surface: str, entries: list[str]) -> None:
-    before = path.read_text(encoding="utf-8") if path.is_file() else None
+    before = None
+    if path.is_symlink() or path.exists():  # appended to only if it is a case file the corpus would read
+        try:
+            before = read_case_file(path).decode("utf-8")
+        except (FileProblem, UnicodeDecodeError) as e:
+            raise case_corpus.CorpusError([case_corpus.CaseError(path, 1, None, str(e))]) from None
     if before is None:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = f"surface: {surface}\ncases:\n" + "".join(entries)

@@ -15,7 +15,11 @@ Plain ints are allowed in canonical decimal form only; plain booleans only as
 
 A case file can name no code to run (any other non-standard tag, ``!!python/...``
 included, is refused) and no file outside the corpus; anchors and aliases are
-refused too.
+refused too. Nesting and the number of values are bounded (:data:`NESTING_LIMIT`,
+:data:`VALUE_LIMIT`: checked on the event stream as the document is composed,
+before anything is built), and so is a plain int's length
+(:data:`INT_DIGITS_LIMIT`); the file's own size and type are checked before it
+is read (:mod:`conformance.corpus.files`).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import TYPE_CHECKING, NoReturn, TypeVar, cast
 
 import yaml
 
+from conformance.corpus.files import FILE_LIMIT, FileProblem, read_limited
 from conformance.kit.wire import bits_to_float
 
 if TYPE_CHECKING:
@@ -40,14 +45,40 @@ _SPECIAL = {"inf": "inf", "+inf": "inf", "-inf": "-inf", "nan": "nan", "+nan": "
 _BITS = re.compile(r"bits:([0-9a-fA-F]{16})")
 _CANONICAL_INT = re.compile(r"0|-?[1-9][0-9]*")  # not "-0": meant as -0.0, read as 0
 
+# Collections inside collections, the document's own mapping included. A mapping in an input is three levels
+# of the wire form ({"dict": [[key, value]]}), and a report line cannot hold a value nested deeper than about
+# 255 levels (pydantic's serializer): 64 keeps every case writable, with room to spare.
+NESTING_LIMIT = 64
+# Values (scalars, lists and maps) in one case file. Each costs about 450 bytes while the file is composed and
+# checked, so a file of tiny values would take 150 times its size; the largest the suite ships has under 2000.
+VALUE_LIMIT = 100_000
+# Digits of a plain int: the wire form's limit (CPython's int/str conversion limit), so every side can read it.
+INT_DIGITS_LIMIT = 4300
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """``text`` as an error message quotes it: its repr, cut at ``limit`` characters with its length."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}… ({len(text)} characters)"
+
 
 def _float_advice(text: str) -> str:
     special = {".inf": "inf", "+.inf": "inf", "-.inf": "-inf", ".nan": "nan"}.get(text.lower())
     if special:
         return f"write !float {special}"
-    if _DECIMAL.fullmatch(text.replace("_", "")) and "_" not in text:
+    if _DECIMAL.fullmatch(text.replace("_", "")) and "_" not in text and len(text) <= 60:
         return f"write !float {text}"
     return "write it with !float in decimal, or quote it if it is a string"
+
+
+class LimitError(yaml.composer.ComposerError):
+    """A document past :data:`NESTING_LIMIT` or :data:`VALUE_LIMIT`: found on the event stream, before anything
+    is built."""
+
+    problem: str
+    problem_mark: yaml.Mark
+
+    def __init__(self, problem: str, mark: yaml.Mark) -> None:
+        super().__init__(None, None, problem, mark)
 
 
 class AliasError(yaml.composer.ComposerError):
@@ -80,6 +111,8 @@ class CaseLoader(_Loader):
 
     base_dir: Path | None = None  # the case file's folder, for !file
     _alias_mark: yaml.Mark | None = None  # the first anchor or alias
+    _depth = 0  # collections open around the node being composed
+    _values = 0  # nodes composed so far
 
     # Aliases share one node, so nested ones (an "alias bomb") make a value, and validating it,
     # exponential in the file's size. Each alias is composed as null, never as what it names, and
@@ -93,7 +126,22 @@ class CaseLoader(_Loader):
             if isinstance(event, yaml.AliasEvent):
                 self.get_event()
                 return yaml.ScalarNode("tag:yaml.org,2002:null", "", start, end)
-        return super().compose_node(parent, index)
+        self._values += 1
+        if self._values > VALUE_LIMIT and event is not None:
+            raise LimitError(f"more than {VALUE_LIMIT} values (scalars, lists and maps): a case file may hold at "
+                             "most that many; split it", cast("yaml.Mark", event.start_mark))
+        if not isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            return super().compose_node(parent, index)
+        # The composer recurses once a level: the depth is checked before it goes down, so a deep file is refused
+        # at its first level too many, never by a RecursionError.
+        if self._depth >= NESTING_LIMIT:
+            raise LimitError(f"nested deeper than {NESTING_LIMIT} levels (lists and maps inside one another): a "
+                             "case file may nest at most that deep", cast("yaml.Mark", event.start_mark))
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
     def compose_document(self) -> yaml.Node | None:
         node = super().compose_document()
@@ -111,7 +159,7 @@ def parse_float_literal(text: str) -> float:
     if _DECIMAL.fullmatch(text):
         return float(text)
     raise ValueError(
-        f"!float takes a decimal literal, inf, -inf, nan, -nan or bits:<16 hex digits>, got {text!r}"
+        f"!float takes a decimal literal, inf, -inf, nan, -nan or bits:<16 hex digits>, got {shown(text)}"
     )
 
 
@@ -133,6 +181,18 @@ def _hex(text: str) -> bytes:
     return bytes.fromhex("".join(text.split()))
 
 
+def _int(loader: CaseLoader, node: yaml.Node) -> int:
+    text = loader.construct_scalar(node) if isinstance(node, yaml.ScalarNode) else ""
+    digits = len(text.lstrip("+-").replace("_", ""))
+    if digits > INT_DIGITS_LIMIT:  # int() would refuse it with a ValueError, or take long, past the limit
+        raise yaml.constructor.ConstructorError(
+            None, None, f"a plain int of {digits} digits: at most {INT_DIGITS_LIMIT} (the wire form's limit); quote "
+                        "it if it is a string", node.start_mark)
+    value: int = yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)  # type: ignore[arg-type]
+    return value
+
+
+CaseLoader.add_constructor("tag:yaml.org,2002:int", _int)
 CaseLoader.add_constructor("!float", _construct(parse_float_literal))
 CaseLoader.add_constructor("!bytes", _construct(lambda text: text.encode("utf-8")))
 CaseLoader.add_constructor("!hex", _construct(_hex))
@@ -157,9 +217,9 @@ def _file(loader: CaseLoader, node: yaml.Node) -> bytes:
             problem = f"!file {text!r} leads out of the corpus (through a symbolic link)"
         else:
             try:
-                return target.read_bytes()
-            except OSError as e:
-                problem = f"!file {text!r}: {e.strerror or e}"
+                return read_limited(target, FILE_LIMIT, "a !file")
+            except FileProblem as e:
+                problem = f"!file {text!r}: {e}"
     raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark)
 
 
@@ -203,19 +263,20 @@ def lint(node: yaml.Node) -> list[LintProblem]:
             line = current.start_mark.line + 1
             if current.tag == "tag:yaml.org,2002:float":
                 problems.append(LintProblem(
-                    line, f"plain {current.value!r} would be a float chosen by the YAML loader; "
+                    line, f"plain {shown(current.value)} would be a float chosen by the YAML loader; "
                           f"{_float_advice(current.value)}"))
             elif current.tag == "tag:yaml.org,2002:int" and not _CANONICAL_INT.fullmatch(current.value):
                 problems.append(LintProblem(
-                    line, f"plain {current.value!r} is not a canonical decimal int; "
+                    line, f"plain {shown(current.value)} is not a canonical decimal int; "
                           f"write it in decimal or quote it"))
             elif current.tag == "tag:yaml.org,2002:bool" and current.value not in ("true", "false"):
                 problems.append(LintProblem(
-                    line, f"plain {current.value!r} is a YAML 1.1 boolean; write true/false or quote it"))
+                    line, f"plain {shown(current.value)} is a YAML 1.1 boolean; write true/false or quote it"))
             elif current.tag == "tag:yaml.org,2002:str" and _DECIMAL.fullmatch(current.value):
                 problems.append(LintProblem(
-                    line, f"plain {current.value!r} reads as a string but looks like a number; "
-                          f"write !float {current.value} or quote it"))
+                    line, f"plain {shown(current.value)} reads as a string but looks like a number; "
+                          + (f"write !float {current.value}" if len(current.value) <= 60 else "write it with !float")
+                          + " or quote it"))
     problems.sort(key=lambda p: p.line)
     return problems
 

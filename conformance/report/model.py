@@ -11,10 +11,13 @@ looks a field up by a string key. The published JSON Schema of a line is
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import re
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
 from conformance.connection.protocol import Implementation
 from conformance.core.compare import Mismatch, MismatchClass, Result
@@ -22,7 +25,35 @@ from conformance.core.outcomes import DIVERGING, Outcome, ProtocolError, ReplyKi
 from conformance.kit import wire
 
 REPORT_VERSION = 1
-MESSAGE_LIMIT = 2000  # characters of an exception message a report keeps
+# What a report keeps of what an implementation said: a candidate is untrusted and its replies may be as long as
+# a protocol line. Each string cut says how long it was; what is cut is never compared (comparing is done first).
+MESSAGE_LIMIT = 2000  # characters of an exception message, an exception's class name, a mismatch's side
+DETAIL_LIMIT = 64 * 1024  # characters of a detail: a skip reason, an error's message and traceback, a stderr tail
+OUTPUT_LIMIT = 64 * 1024  # characters of a candidate's output (its wire form as JSON)
+MISMATCH_LIMIT = 100  # mismatches a case line lists (and the first of each class not among them)
+_CUT_NOTE = re.compile(r"… \(\d+ characters\)\Z")
+_JSON = json.JSONEncoder(ensure_ascii=False)  # made once: json.dumps makes one per call with these options
+
+
+def bounded(text: str | None, limit: int = MESSAGE_LIMIT) -> str | None:
+    """``text`` as a report keeps it: at most ``limit`` characters, and the length it had when cut.
+
+    A text already cut (a report read back) is left as it is.
+    """
+    if text is None or len(text) <= limit or (len(text) <= limit + 40 and _CUT_NOTE.search(text)):
+        return text
+    return f"{text[:limit]}… ({len(text)} characters)"
+
+
+def _bounded_json(value: Any, limit: int = MESSAGE_LIMIT) -> Any:
+    """A JSON value with each string (dict keys included) cut to ``limit`` characters."""
+    if isinstance(value, str):
+        return bounded(value, limit)
+    if isinstance(value, list):
+        return [_bounded_json(item, limit) for item in value]
+    if isinstance(value, dict):
+        return {_bounded_json(key, limit): _bounded_json(item, limit) for key, item in value.items()}
+    return value
 
 
 class _Model(BaseModel):
@@ -48,10 +79,22 @@ class _Line(_Model):
 
 
 class Party(_Model):
-    """The oracle or the candidate: its spec as given, and what its handshake said (None: it never started)."""
+    """The oracle or the candidate: its spec as given, and what its handshake said (None: it never started).
+
+    Each string of the handshake is cut as an exception's message is.
+    """
 
     spec: str
     implementation: Implementation | None = None
+
+    @field_validator("implementation")
+    @classmethod
+    def _bounded(cls, implementation: Implementation | None) -> Implementation | None:
+        if implementation is None:
+            return None
+        data = implementation.model_dump(mode="json")
+        kept = _bounded_json(data)
+        return implementation if kept == data else Implementation.model_validate(kept)
 
 
 class Generation(_Model):
@@ -109,13 +152,33 @@ class Header(_Line):
 
 
 class OutputResult(_Model):
-    output: Any = Field(description="The output as a wire value.")
+    output: Any = Field(description="The output as a wire value; with `cut`, the start of its JSON, as a string.")
+    cut: int | None = Field(default=None, description=(
+        f"Set when a candidate's output was longer than {OUTPUT_LIMIT} characters as JSON: that length. "
+        "`output` is then its first characters, not a wire value."))
 
     def to_result(self) -> Result:
+        """The result (with ``cut``: the start of the output's JSON, a string: not the output)."""
+        if self.cut is not None:
+            return Result.of_value(self.output)
         return Result.of_value(wire.decode(self.output), self.output)
 
     def text(self) -> str:
+        if self.cut is not None:
+            return f"an output of {self.cut} characters as JSON, cut: {str(self.output)[:MESSAGE_LIMIT]}…"
         return repr(wire.decode(self.output))
+
+    def within_limit(self) -> OutputResult:
+        """The output as a report keeps a candidate's: whole up to ``OUTPUT_LIMIT`` characters, else cut."""
+        if self.cut is not None:
+            return self
+        try:
+            text = _JSON.encode(self.output)
+        except (TypeError, ValueError):  # no JSON form (a test's own object): nothing to measure
+            return self
+        if len(text) <= OUTPUT_LIMIT:
+            return self
+        return OutputResult(output=text[:OUTPUT_LIMIT], cut=len(text))
 
 
 class RaisedResult(_Model):
@@ -124,6 +187,11 @@ class RaisedResult(_Model):
     message: str | None = Field(default=None, description=(
         f"The exception's message, its first {MESSAGE_LIMIT} characters (a longer one says how long it was). "
         "Shown, never compared."))
+
+    @field_validator("raised", "reason_code", "message")
+    @classmethod
+    def _bounded(cls, text: str | None) -> str | None:
+        return bounded(text)
 
     def to_result(self) -> Result:
         return Result.of_raised(self.raised, self.reason_code, self.message)
@@ -136,16 +204,9 @@ class RaisedResult(_Model):
 ResultLine = OutputResult | RaisedResult
 
 
-def bounded(text: str | None, limit: int = MESSAGE_LIMIT) -> str | None:
-    """``text`` as a report keeps it: at most ``limit`` characters, and the length it had when cut."""
-    if text is None or len(text) <= limit:
-        return text
-    return f"{text[:limit]}… ({len(text)} characters)"
-
-
 def result_line(result: Result) -> ResultLine:
     if result.raised is not None:
-        return RaisedResult(raised=result.raised, reason_code=result.reason_code, message=bounded(result.message))
+        return RaisedResult(raised=result.raised, reason_code=result.reason_code, message=result.message)
     return OutputResult(output=result.wire_form())
 
 
@@ -182,8 +243,34 @@ class ExpectedDivergence(_Model):
         return Signature(self.outcome, tuple(sorted(set(self.classes), key=lambda c: c.value)))
 
 
+def _bounded_mismatch(mismatch: Mismatch) -> Mismatch:
+    path, expected, actual = (bounded(text) or "" for text in (mismatch.path, mismatch.expected, mismatch.actual))
+    if (path, expected, actual) == (mismatch.path, mismatch.expected, mismatch.actual):
+        return mismatch
+    return dataclasses.replace(mismatch, path=path, expected=expected, actual=actual)
+
+
+def _listed(mismatches: list[Mismatch]) -> tuple[list[Mismatch], int]:
+    """The mismatches a case line lists (the first ``MISMATCH_LIMIT``, then the first of each other class), and
+    how many it leaves out."""
+    if len(mismatches) <= MISMATCH_LIMIT:
+        return mismatches, 0
+    kept = mismatches[:MISMATCH_LIMIT]
+    classes = {m.cls for m in kept}
+    for mismatch in mismatches[MISMATCH_LIMIT:]:
+        if mismatch.cls not in classes:
+            classes.add(mismatch.cls)
+            kept.append(mismatch)
+    return sorted(kept, key=lambda m: (m.path, m.cls.value)), len(mismatches) - len(kept)
+
+
 class CaseLine(_Line):
-    """One case (or generated divergence) and its outcome."""
+    """One case (or generated divergence) and its outcome.
+
+    What the candidate said is kept within the report's limits (its output,
+    a detail, each mismatch's sides, how many mismatches are listed); a cut
+    string says how long it was. Every mismatch class found stays listed.
+    """
 
     compact: ClassVar[bool] = True
     type: Literal["case"] = "case"
@@ -200,9 +287,50 @@ class CaseLine(_Line):
         default=None, description="With a live oracle: how it compares with the case's recorded result.")
     expected_divergence: ExpectedDivergence | None = None
     mismatches: list[Mismatch] = Field(default_factory=list)
+    more_mismatches: int = Field(default=0, description=(
+        f"Mismatches found but not listed: a line lists the first {MISMATCH_LIMIT}, and the first of each class "
+        "not among them."))
     recording_mismatches: list[Mismatch] = Field(default_factory=list)
     detail: str = ""
     seconds: float = 0.0
+
+    @field_validator("candidate")
+    @classmethod
+    def _bounded_candidate(cls, result: ResultLine | None) -> ResultLine | None:
+        return result.within_limit() if isinstance(result, OutputResult) else result
+
+    @field_validator("detail")
+    @classmethod
+    def _bounded_detail(cls, detail: str) -> str:
+        return bounded(detail, DETAIL_LIMIT) or ""
+
+    @field_validator("mismatches", "recording_mismatches")
+    @classmethod
+    def _bounded_mismatches(cls, mismatches: list[Mismatch]) -> list[Mismatch]:
+        return [_bounded_mismatch(m) for m in mismatches]
+
+    @model_validator(mode="after")
+    def _listed_mismatches(self) -> CaseLine:
+        listed, more = _listed(self.mismatches)
+        if more:
+            self.__dict__.update(mismatches=listed, more_mismatches=self.more_mismatches + more)
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # The runner fills a line in field by field: what it sets is kept within the limits as well (the rules
+        # of the validators above, without validating the whole line again at each assignment). The limits'
+        # constants are OUTPUT_LIMIT, DETAIL_LIMIT, MESSAGE_LIMIT and MISMATCH_LIMIT.
+        if name == "candidate":
+            value = self._bounded_candidate(value)
+        elif name == "detail":
+            value = self._bounded_detail(value)
+        elif name == "recording_mismatches":
+            value = self._bounded_mismatches(value)
+        elif name == "mismatches":
+            value, more = _listed(self._bounded_mismatches(value))
+            if more:
+                super().__setattr__("more_mismatches", self.more_mismatches + more)
+        super().__setattr__(name, value)
 
     @property
     def generated(self) -> bool:
@@ -233,7 +361,8 @@ class CaseLine(_Line):
     def first_difference(self) -> str:
         """One line saying how the case went wrong: its first mismatch, or its detail."""
         if self.mismatches:
-            more = f" (+{len(self.mismatches) - 1} more)" if len(self.mismatches) > 1 else ""
+            others = len(self.mismatches) - 1 + self.more_mismatches
+            more = f" (+{others} more)" if others else ""
             return self.mismatches[0].describe(bits=False) + more
         if self.stale:
             return "the live oracle disagrees with the case's recorded result"
@@ -252,6 +381,11 @@ class GeneratedLine(_Line):
     divergences: list[str] = Field(default_factory=list)
     error: str | None = None
 
+    @field_validator("error")
+    @classmethod
+    def _bounded_error(cls, error: str | None) -> str | None:
+        return bounded(error, DETAIL_LIMIT)
+
 
 class CandidateLine(_Line):
     """The candidate failed to start or to stop."""
@@ -261,6 +395,11 @@ class CandidateLine(_Line):
     outcome: ReplyKind
     detail: str = ""
     protocol_error: ProtocolError | None = None
+
+    @field_validator("detail")
+    @classmethod
+    def _bounded_detail(cls, detail: str) -> str:
+        return bounded(detail, DETAIL_LIMIT) or ""
 
     def first_line(self, limit: int = 200) -> str:
         lines = self.detail.strip().splitlines()

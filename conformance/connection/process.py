@@ -3,23 +3,36 @@
 It is killed on a hang or a protocol error and restarted (handshake
 replayed) for the next request; a line too long, a line nobody asked for,
 and a batch that fails as a whole each have their own handling, below.
+
+A candidate is untrusted: whatever it writes, the harness holds a bounded
+amount of it. Its pipes are read in chunks, by the harness's own thread (no
+reader threads), only while it waits on the process (for the handshake, a
+reply, the exit after ``stop``): stdout up to one line of at most
+``max_line_bytes`` (after ``stop``, read and dropped), stderr into a bounded
+tail (:class:`StderrTail`). Between requests nothing is read: what a
+candidate writes then waits in the pipe (it blocks once the pipe is full),
+and is found before the next request (``unsolicited-reply``). The process
+runs in a process group of its own (:mod:`.groups`), stopped as a whole, so
+nothing it starts outlives it, and no pipe outlives a restart.
 """
 
 from __future__ import annotations
 
 import collections
-import queue
+import os
+import re
+import select
 import shutil
 import subprocess
-import tempfile
-import threading
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from conformance.connection import replies
+from conformance.connection import groups, replies
 from conformance.connection.base import (
     MAX_LINE_BYTES,
+    MAX_LINE_VALUES,
     Closing,
     ConnectError,
     Settings,
@@ -32,16 +45,347 @@ from conformance.connection.spec import Spec
 from conformance.core.outcomes import ProtocolError, ReplyKind
 from conformance.kit import wire
 
-_OVERSIZED = object()  # put on the line queue after a line too long
+CHUNK = 64 * 1024  # bytes read from a pipe at a time
+POLL_SLICE = 0.05  # seconds between looks at whether the process is still there, while waiting on it
+STRAY_PREVIEW = 64 * 1024  # bytes of a line nobody asked for that are read to say what it is
+DRAIN_BUDGET = 1024 * 1024  # bytes read from a pipe, without waiting, once the process has exited
+EXIT_AFTER_EOF = 1.0  # seconds a process that closed stdout is given to exit, so its status can be told
+STDERR_LINES = 50
+STDERR_LINE_CHARS = 2000
+STDERR_CHARS = 32 * 1024
 
 
-@dataclass
+# -- what waiting on the process comes to --------------------------------------
+
+
+@dataclass(frozen=True)
+class Line:
+    """A line on stdout that is a JSON object: a message, still to be checked as a reply."""
+
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Broke:
+    """What came on stdout breaks the protocol; ``problem`` is the protocol-error reply naming the rule."""
+
+    problem: Reply
+
+
+@dataclass(frozen=True)
+class Closed:
+    """No line will come: stdout ended, or the process exited (``code``; ``held``: a process it started
+    still held its stdout open)."""
+
+    code: int | None = None
+    held: bool = False
+
+
+@dataclass(frozen=True)
+class Silent:
+    """Nothing within the time allowed (or the request could not even be written in it)."""
+
+
+Received = Line | Broke | Closed | Silent
+
+
+# -- stderr --------------------------------------------------------------------
+
+
+class StderrTail:
+    """The end of what a process wrote on stderr, bounded however much it writes.
+
+    The last ``lines`` lines, each cut to ``line_chars`` characters, and no
+    more than ``total_chars`` in all; a cut line and a cut tail say how long
+    they were. Fed in chunks; a line without its newline is kept as far as it
+    goes, and only its first characters are held.
+    """
+
+    def __init__(self, lines: int = STDERR_LINES, line_chars: int = STDERR_LINE_CHARS,
+                 total_chars: int = STDERR_CHARS) -> None:
+        self.max_lines = lines
+        self.line_chars = line_chars
+        self.total_chars = total_chars
+        self.kept: collections.deque[str] = collections.deque()
+        self.kept_chars = 0
+        self.partial = bytearray()  # the first bytes of the line being written
+        self.partial_size = 0  # how long that line is so far
+        self.size = 0  # bytes written in all
+        self.lines_ended = 0
+
+    def feed(self, data: bytes) -> None:
+        self.size += len(data)
+        pieces = data.split(b"\n")
+        *ended, rest = pieces
+        if ended:
+            self._extend(ended[0])  # the end of the line being written
+            self._keep(self._render())
+            whole = ended[1:]
+            unseen = max(0, len(whole) - self.max_lines)  # lines enough come after them: they would not be kept
+            self.lines_ended += unseen
+            for piece in whole[unseen:]:
+                self._extend(piece)
+                self._keep(self._render())
+        self._extend(rest)
+
+    def _extend(self, piece: bytes) -> None:
+        room = 4 * self.line_chars - len(self.partial)  # enough bytes for line_chars characters of UTF-8
+        if room > 0:
+            self.partial += piece[:room]
+        self.partial_size += len(piece)
+
+    def _render(self) -> str:
+        text = self.partial.decode("utf-8", "replace").removesuffix("\r")
+        if self.partial_size > len(self.partial) or len(text) > self.line_chars:
+            text = f"{text[:self.line_chars]}… (a line of {self.partial_size} bytes)"
+        return text
+
+    def _keep(self, text: str) -> None:
+        self.partial.clear()
+        self.partial_size = 0
+        self.lines_ended += 1
+        self.kept.append(text)
+        self.kept_chars += len(text)
+        while len(self.kept) > self.max_lines or (self.kept_chars > self.total_chars and len(self.kept) > 1):
+            self.kept_chars -= len(self.kept.popleft())
+
+    def text(self) -> str:
+        lines = list(self.kept)
+        if self.partial_size:
+            lines.append(self._render())
+        dropped = self.lines_ended - len(self.kept)
+        if dropped:
+            lines.insert(0, f"[stderr: {self.size} bytes; {dropped} earlier line(s) not kept]")
+        return "\n".join(lines)
+
+
+# -- the pipes -------------------------------------------------------------------
+
+
+# A JSON string, or what is left of the line after an unclosed quote: possessive, so it always matches where it
+# starts and the scan stays linear however the quotes and backslashes are laid out.
+_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+\\?(?:"|\Z)', re.DOTALL)
+
+
+def json_values(line: bytes, limit: int) -> int:
+    """How many JSON values ``line`` holds, counted as its commas, ``[`` and ``{``: roughly what parsing it
+    costs. Those inside strings are left out when it matters, once the plain count is over ``limit``."""
+    count = line.count(b",") + line.count(b"[") + line.count(b"{")
+    if count <= limit:
+        return count
+    bare = _STRING.sub(b'""', line)  # the commas and brackets inside strings are no values
+    return bare.count(b",") + bare.count(b"[") + bare.count(b"{")
+
+
 class _Process:
-    popen: subprocess.Popen[bytes]
-    stdin: IO[bytes]
-    lines: queue.Queue[bytes | object | None]  # raw lines; None at end of file; _OVERSIZED after a line too long
-    stderr: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=200))
-    stderr_reader: threading.Thread | None = None
+    """One run of the program: its pipes (read while the harness waits on it), and what it wrote so far."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], max_line_bytes: int, max_line_values: int) -> None:
+        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None  # all piped
+        self.popen = popen
+        self.pgid = popen.pid  # start_new_session: the leader of its own group
+        self.max_line_bytes = max_line_bytes
+        self.max_line_values = max_line_values
+        self._files: list[IO[bytes]] = [popen.stdin, popen.stdout, popen.stderr]
+        self.stdin, self.stdout, self.stderr_fd = popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno()
+        for fd in (self.stdin, self.stdout, self.stderr_fd):
+            os.set_blocking(fd, False)
+        self.open = {self.stdout, self.stderr_fd}  # the pipes not yet at their end
+        self.pending = bytearray()  # stdout read but not yet taken as a line
+        self.scanned = 0  # how much of ``pending`` holds no newline
+        self.discarding = False  # after stop: stdout is read and dropped
+        self.stderr = StderrTail()
+        self.pipes_closed = False
+        self.stopped = False  # the whole group, and the pipes closed
+        self._poller = select.poll()
+        self._watched: tuple[int, ...] = ()
+
+    # reading
+
+    def _read(self, fd: int) -> bool:
+        """Read one chunk from ``fd``; False when there was nothing to read."""
+        try:
+            data = os.read(fd, CHUNK)
+        except BlockingIOError:
+            return False
+        except OSError:
+            data = b""
+        if not data:
+            self.open.discard(fd)
+            return False
+        if fd == self.stderr_fd:
+            self.stderr.feed(data)
+        elif not self.discarding:
+            self.pending += data
+        return True
+
+    def pump(self, timeout: float, writing: bool = False) -> bool:
+        """Wait up to ``timeout`` s for a pipe to be ready, and read (or let the caller write) once; whether
+        anything was read.
+
+        stdout is left unread while it holds more than a line may be: the caller finds the line too long.
+        """
+        watched = tuple(sorted(fd for fd in self.open if fd == self.stderr_fd
+                               or len(self.pending) <= self.max_line_bytes)) + ((self.stdin,) if writing else ())
+        if not watched:
+            time.sleep(timeout)
+            return False
+        if watched != self._watched:  # a poll object is kept while what it watches stays the same
+            self._poller = select.poll()
+            for fd in watched:
+                self._poller.register(fd, select.POLLOUT if fd == self.stdin else select.POLLIN)
+            self._watched = watched
+        read = False
+        for fd, _ in self._poller.poll(max(0, int(timeout * 1000))):
+            if fd in self.open:
+                read = self._read(fd) or read
+        return read
+
+    def drain(self, budget: int = DRAIN_BUDGET, stdout: bool = True) -> None:
+        """Read what is already in the pipes, without waiting: at most about ``budget`` bytes of each."""
+        for fd in (self.stdout, self.stderr_fd) if stdout else (self.stderr_fd,):
+            for _ in range(budget // CHUNK + 1):
+                if fd not in self.open or (fd == self.stdout and len(self.pending) > self.max_line_bytes):
+                    break
+                if not self._read(fd):
+                    break
+
+    def take_line(self) -> Received | None:
+        """The next whole stdout line, as a message or the protocol error it is; None while there is none."""
+        end = self.pending.find(b"\n", self.scanned)
+        if end == -1:
+            self.scanned = len(self.pending)
+            if len(self.pending) > self.max_line_bytes:
+                return self._oversized(f"a stdout line longer than {self.max_line_bytes} bytes")
+            return None
+        if end + 1 > self.max_line_bytes:
+            return self._oversized(f"a stdout line of {end + 1} bytes, longer than {self.max_line_bytes}")
+        with memoryview(self.pending) as view:
+            raw = bytes(view[:end + 1])
+        del self.pending[:end + 1]
+        self.scanned = 0
+        if (values := json_values(raw, self.max_line_values)) > self.max_line_values:
+            return self._oversized(f"a stdout line of {len(raw)} bytes holding about {values} JSON values, more "
+                                   f"than {self.max_line_values}")
+        message, problem = replies.parse_line(raw)
+        del raw
+        return Broke(problem) if problem is not None else Line(message)
+
+    def _oversized(self, detail: str) -> Broke:
+        self.pending = bytearray()  # the process is killed: the rest of the line is never read
+        self.scanned = 0
+        return Broke(replies.protocol_error(ProtocolError.OVERSIZED_LINE, detail))
+
+    def stray(self) -> Reply | None:
+        """A line already waiting before a request is sent: nobody asked for it (None: there is none)."""
+        while self.stdout in self.open and len(self.pending) < STRAY_PREVIEW and self._read(self.stdout):
+            pass
+        if not self.pending:
+            return None  # (and at the end of stdout: the process is gone; the request finds out)
+        end = self.pending.find(b"\n", 0, STRAY_PREVIEW)
+        if end != -1 and json_values(bytes(self.pending[:end + 1]), self.max_line_values) <= self.max_line_values:
+            message, problem = replies.parse_line(bytes(self.pending[:end + 1]))
+            if problem is not None:  # the line itself broke the protocol
+                return problem
+            shown = wire.dumps(message)
+            shown = shown[:200] + (f" ... ({len(shown)} characters)" if len(shown) > 200 else "")
+        else:
+            text = self.pending[:200].decode("utf-8", "replace")
+            shown = f"{text!r} ... (at least {len(self.pending)} bytes)"
+        return replies.protocol_error(ProtocolError.UNSOLICITED_REPLY,
+                                      f"a line written while no request was outstanding: {shown}")
+
+    # writing
+
+    def send(self, data: bytes, deadline: float) -> Received | None:
+        """Write ``data`` to stdin, reading the other pipes meanwhile; None once written, else why not."""
+        if self.pipes_closed:
+            return Closed(self.popen.poll())
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self.stdin, view):]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:  # BrokenPipeError: it closed stdin, or exited
+                return Closed(self.popen.poll())
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return Silent()
+            self.pump(min(left, POLL_SLICE), writing=True)
+        return None
+
+    def close_stdin(self) -> None:
+        try:
+            self._files[0].close()
+        except OSError:
+            pass
+
+    # ending
+
+    def receive(self, deadline: float) -> Received:
+        """Wait until ``deadline`` for a stdout line; sooner told when the process exits or stdout ends."""
+        look = time.monotonic() + POLL_SLICE  # when to look at whether the process is still there
+        while True:
+            if (got := self.take_line()) is not None:
+                return got
+            if self.stdout not in self.open:
+                return Closed(self.popen.poll())
+            now = time.monotonic()
+            if now >= look:
+                look = now + POLL_SLICE
+                if (code := self.popen.poll()) is not None:
+                    # It exited: what it wrote is in the pipes already; stdout still open means a process it
+                    # started holds it (that process is stopped with the group).
+                    self.drain(self.max_line_bytes + CHUNK)
+                    if (got := self.take_line()) is not None:
+                        return got
+                    return Closed(code, held=self.stdout in self.open)
+            if now >= deadline:
+                return Silent()
+            self.pump(min(deadline - now, look - now))
+
+    def wait_exit(self, deadline: float) -> bool:
+        """After ``stop``: wait for the process to exit, dropping its stdout; whether it did in time."""
+        self.discarding = True
+        self.pending = bytearray()
+        while self.popen.poll() is None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if self.open:
+                self.pump(min(left, POLL_SLICE))
+            else:
+                time.sleep(min(left, POLL_SLICE))
+        return True
+
+    def end(self) -> None:
+        """Stop the whole process group, keep its last stderr, close every pipe.
+
+        Safe to call again, also after an interrupt cut it short: the group is
+        stopped again, the pipes (closed the first time) are never touched.
+        """
+        if self.stopped:
+            return
+        try:
+            groups.terminate_group(self.pgid, reap=self.popen.poll)
+            if not self.pipes_closed:
+                self.discarding = True
+                self.drain()  # its last words, now that everything holding the pipes is gone
+        finally:
+            self.pipes_closed = True
+            self.open.clear()
+            for handle in self._files:
+                try:
+                    handle.close()
+                except OSError:
+                    pass
+        try:
+            self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # SIGKILL was sent: it cannot be long
+            pass
+        self.stopped = True
 
 
 class Subprocess(Closing):
@@ -51,7 +395,8 @@ class Subprocess(Closing):
     """
 
     def __init__(self, spec: Spec, argv: list[str], settings: Settings, *, env: dict[str, str] | None = None,
-                 timeout: float | None = None, max_line_bytes: int = MAX_LINE_BYTES) -> None:
+                 timeout: float | None = None, max_line_bytes: int = MAX_LINE_BYTES,
+                 max_line_values: int = MAX_LINE_VALUES) -> None:
         self.spec = spec
         self.argv = argv
         self.env = env
@@ -59,15 +404,18 @@ class Subprocess(Closing):
         self.start_timeout = settings.start_timeout
         self.stop_timeout = settings.stop_timeout
         self.max_line_bytes = max_line_bytes
+        self.max_line_values = max_line_values
         self.validate = settings.validate
         self.broken = ""
-        self.workdir = Path(tempfile.mkdtemp(prefix="conformance-candidate-"))
+        self.workdir: Path = groups.new_workdir()
         self.process: _Process | None = None
+        self.last: _Process | None = None  # the latest process, running or not: its stderr tail
         self.answered: set[int] = set()  # seqs replied to by the running process
         self.batch_fallbacks: list[str] = []  # why each failed batch was asked again one request at a time
         try:
             self.implementation: Implementation = self._start()
-        except ConnectError:
+        except BaseException:  # a refused start, or the harness interrupted during it: nothing is left behind
+            self._kill()
             shutil.rmtree(self.workdir, ignore_errors=True)
             raise
 
@@ -81,114 +429,66 @@ class Subprocess(Closing):
         try:
             popen = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=self.workdir, env=self.env,
+                cwd=self.workdir, env=self.env, start_new_session=True,
             )
         except OSError as e:
             raise ConnectError(f"{self.spec}: cannot start {self.argv[0]!r}: {e}") from None
-        assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None  # all piped
-        stdout, stderr = popen.stdout, popen.stderr
-        proc = _Process(popen, popen.stdin, queue.Queue())
-        limit = self.max_line_bytes
-
-        def read_stdout() -> None:
-            while raw := stdout.readline(limit + 1):
-                if len(raw) > limit:
-                    proc.lines.put(_OVERSIZED)  # the process is killed; the rest of the line is not read
-                    return
-                proc.lines.put(raw)
-            proc.lines.put(None)
-
-        def read_stderr() -> None:
-            for raw in iter(stderr.readline, b""):
-                proc.stderr.append(raw.decode("utf-8", "replace").rstrip("\n"))
-
-        threading.Thread(target=read_stdout, daemon=True).start()
-        proc.stderr_reader = threading.Thread(target=read_stderr, daemon=True)
-        proc.stderr_reader.start()
         self.answered = set()
-        return proc
+        self.process = self.last = _Process(popen, self.max_line_bytes, self.max_line_values)
+        groups.record_owner(self.workdir, popen.pid)  # for the next run, should this harness be killed outright
+        return self.process
 
-    def _send(self, message: dict[str, Any]) -> bool:
-        try:
-            self._live.stdin.write((wire.dumps(message) + "\n").encode())
-            self._live.stdin.flush()
-            return True
-        except (BrokenPipeError, OSError, ValueError):
-            return False
+    def stderr_tail(self) -> str:
+        return self.last.stderr.text() if self.last is not None else ""
 
-    def _receive(self, timeout: float) -> tuple[str, Any]:
-        """('line', message) | ('eof', None) | ('timeout', None) | ('error', protocol-error Reply)."""
-        try:
-            raw = self._live.lines.get(timeout=timeout)
-        except queue.Empty:
-            return "timeout", None
-        return self._parsed(raw)
+    def _request(self, message: dict[str, Any], timeout: float) -> Received:
+        """Send one request and wait for its line, ``timeout`` s for both."""
+        deadline = time.monotonic() + timeout
+        return self._live.send((wire.dumps(message) + "\n").encode(), deadline) or self._live.receive(deadline)
 
-    def _parsed(self, raw: Any) -> tuple[str, Any]:
-        if raw is None:
-            return "eof", None
-        if raw is _OVERSIZED:
-            return "error", replies.protocol_error(
-                ProtocolError.OVERSIZED_LINE, f"a stdout line longer than {self.max_line_bytes} bytes")
-        message, problem = replies.parse_line(raw)
-        return ("error", problem) if problem else ("line", message)
-
-    def _unsolicited(self) -> Reply | None:
-        """A line already waiting before a request is sent: nobody asked for it."""
-        try:
-            raw = self._live.lines.get_nowait()
-        except queue.Empty:
-            return None
-        status, parsed = self._parsed(raw)
-        if status == "eof":
-            self._live.lines.put(None)  # the process is gone; the request finds out
-            return None
-        if isinstance(parsed, Reply):  # the line itself broke the protocol
-            return parsed
-        return replies.protocol_error(ProtocolError.UNSOLICITED_REPLY,
-                                      f"a line written while no request was outstanding: {wire.dumps(parsed)[:200]}")
-
-    def stderr_tail(self, lines: int = 20) -> str:
-        if not self.process:
-            return ""
-        if self.process.popen.poll() is not None and self.process.stderr_reader:
-            self.process.stderr_reader.join(timeout=2)  # an exited process's last words may still be in the pipe
-        return "\n".join(list(self.process.stderr)[-lines:])
-
-    def _start(self) -> Implementation:
-        self.process = self._spawn()
-        if not self._send({"cmd": "start", "protocol": PROTOCOL_VERSION}):
-            self._kill()
-            raise StartFailure(f"{self.spec}: exited before the handshake\n{self.stderr_tail()}",
-                               Reply(ReplyKind.CRASH, detail=f"exited before the handshake\n{self.stderr_tail()}"))
-        status, message = self._receive(self.start_timeout)
-        if status != "line":
-            self._kill()
-            reply = {
-                "timeout": Reply(ReplyKind.TIMEOUT, detail=f"no handshake within {self.start_timeout:g}s"),
-                "eof": Reply(ReplyKind.CRASH, detail=f"exited with status {self.process.popen.returncode} before the "
-                                             f"handshake\n{self.stderr_tail()}"),
-            }.get(status) or message
-            raise StartFailure(f"{self.spec}: no handshake: {reply.detail}", reply)
-        try:
-            return check_started(message, self.spec, self.validate)
-        except ConnectError as e:
-            self._kill()
-            raise StartFailure(str(e), replies.protocol_error(ProtocolError.BAD_HANDSHAKE, str(e))) from None
-
-    def _kill(self) -> None:
-        if self.process and self.process.popen.poll() is None:
-            self.process.popen.kill()
-        if self.process:
+    def _closed(self, closed: Closed, when: str = "") -> Reply:
+        """The process stopped answering (it exited, or closed stdout): a crash, with its stderr tail."""
+        code = closed.code
+        if code is None:  # stdout ended: the exit it usually comes with may be a moment behind
             try:
-                self.process.popen.wait(timeout=10)
+                code = self._live.popen.wait(timeout=EXIT_AFTER_EOF)
             except subprocess.TimeoutExpired:
                 pass
+        self._kill()
+        if code is None:
+            what = "closed its stdout (killed)"
+        elif closed.held:
+            what = f"exited with status {code}; a process it started held its stdout open (stopped with it)"
+        else:
+            what = f"exited with status {code}"
+        return Reply(ReplyKind.CRASH, detail=f"{what}{when}\n{self.stderr_tail()}".rstrip("\n"))
+
+    def _start(self) -> Implementation:
+        self._spawn()
+        received = self._request({"cmd": "start", "protocol": PROTOCOL_VERSION}, self.start_timeout)
+        if isinstance(received, Line):
+            try:
+                return check_started(received.message, self.spec, self.validate)
+            except ConnectError as e:
+                self._kill()
+                raise StartFailure(str(e), replies.protocol_error(ProtocolError.BAD_HANDSHAKE, str(e))) from None
+        if isinstance(received, Closed):
+            reply = self._closed(received, " before the handshake")
+        elif isinstance(received, Broke):
+            reply = self._lost(received.problem)
+        else:
+            reply = self._lost(Reply(ReplyKind.TIMEOUT, detail=f"no handshake within {self.start_timeout:g}s"))
+        raise StartFailure(f"{self.spec}: no handshake: {reply.detail}", reply)
+
+    def _kill(self) -> None:
+        """Stop the process and all it started; the next request starts it again."""
+        if self.process is not None:
+            self.process.end()  # kept until it is done: if an interrupt cuts this short, close() tries again
+            self.process = None
 
     def _lost(self, reply: Reply) -> Reply:
         """The process is out of step (hung, or said something wrong): kill it; the next request restarts it."""
         self._kill()
-        self.process = None
         return reply
 
     def _ensure_running(self) -> Reply | None:
@@ -199,31 +499,24 @@ class Subprocess(Closing):
         try:
             self.implementation = self._start()
         except StartFailure as e:
-            self.process = None
             return Reply(e.reply.kind, detail=f"could not restart: {e.reply.detail}", error=e.reply.error)
         except ConnectError as e:
-            self.process = None
             return Reply(ReplyKind.CRASH, detail=f"could not restart: {e}")
         return None
 
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
         if (failed := self._ensure_running()) is not None:
             return failed
-        if (stray := self._unsolicited()) is not None:
+        if (stray := self._live.stray()) is not None:
             return self._lost(stray)
-        if not self._send({"cmd": "run", "seq": seq, "surface": surface, "input": input_wire}):
-            tail = self.stderr_tail()
-            return self._lost(Reply(ReplyKind.CRASH, detail=f"exited (stdin closed)\n{tail}"))
-        status, message = self._receive(self.timeout)
-        if status == "timeout":
+        received = self._request({"cmd": "run", "seq": seq, "surface": surface, "input": input_wire}, self.timeout)
+        if isinstance(received, Silent):
             return self._lost(Reply(ReplyKind.TIMEOUT, detail=f"no reply within {self.timeout:g}s"))
-        if status == "eof":
-            self._kill()
-            code = self._live.popen.returncode
-            return Reply(ReplyKind.CRASH, detail=f"exited with status {code}\n{self.stderr_tail()}")
-        if status == "error":
-            return self._lost(message)
-        reply = replies.checked(message, seq, surface, self.implementation, answered=self.answered,
+        if isinstance(received, Closed):
+            return self._closed(received)
+        if isinstance(received, Broke):
+            return self._lost(received.problem)
+        reply = replies.checked(received.message, seq, surface, self.implementation, answered=self.answered,
                                 validate=self.validate)
         if reply.kind is ReplyKind.PROTOCOL_ERROR:
             return self._lost(reply)
@@ -241,16 +534,19 @@ class Subprocess(Closing):
         none: list[Reply | None] = [None] * len(items)
         if not self.implementation.batch or len(items) < 2 or self._ensure_running() is not None:
             return none
-        if (stray := self._unsolicited()) is not None:
+        if (stray := self._live.stray()) is not None:
             return [self._lost(stray), *none[1:]]
         batch_seq = items[0][0]
         message = {"cmd": "batch", "seq": batch_seq,
                    "items": [{"seq": seq, "surface": surface, "input": value} for seq, surface, value in items]}
-        if not self._send(message):
-            return self._fallback(none, "stdin closed")
-        status, reply = self._receive(self.timeout)
-        if status != "line":
-            return self._fallback(none, status if status != "error" else reply.error)
+        received = self._request(message, self.timeout)
+        if isinstance(received, Silent):
+            return self._fallback(none, "timeout")
+        if isinstance(received, Closed):
+            return self._fallback(none, "eof")
+        if isinstance(received, Broke):
+            return self._fallback(none, str(received.problem.error))
+        reply = received.message
         whole = set(reply) == {"seq", "replies"} and type(reply["seq"]) is int and reply["seq"] == batch_seq
         answers = reply["replies"] if whole else None
         if not isinstance(answers, list) or len(answers) != len(items):
@@ -264,22 +560,27 @@ class Subprocess(Closing):
 
     def _fallback(self, none: list[Reply | None], why: str) -> list[Reply | None]:
         self.batch_fallbacks.append(why)
-        self._lost(Reply(ReplyKind.PROTOCOL_ERROR))
+        self._kill()
         return none
 
     def close(self) -> Reply | None:
-        """Send ``stop`` and wait for the process to exit; one that does not is killed: a ``timeout``."""
+        """Send ``stop`` and wait for the process to exit; one that does not is killed: a ``timeout``.
+
+        Whatever happens meanwhile (an interrupt included), the process group
+        is stopped and the working directory removed.
+        """
         problem = None
-        if self.process and self.process.popen.poll() is None:
-            self._send({"cmd": "stop"})
-            try:
-                self.process.stdin.close()
-            except OSError:
-                pass
-            try:
-                self.process.popen.wait(timeout=self.stop_timeout)
-            except subprocess.TimeoutExpired:
-                self._kill()
-                problem = Reply(ReplyKind.TIMEOUT, detail=f"still running {self.stop_timeout:g}s after `stop`; killed")
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        try:
+            process = self.process
+            if process is not None and not process.pipes_closed and process.popen.poll() is None:
+                deadline = time.monotonic() + self.stop_timeout
+                process.discarding = True  # a reply to nothing, or anything else, from here on is dropped
+                process.send((wire.dumps({"cmd": "stop"}) + "\n").encode(), deadline)
+                process.close_stdin()
+                if not process.wait_exit(deadline):
+                    problem = Reply(ReplyKind.TIMEOUT,
+                                    detail=f"still running {self.stop_timeout:g}s after `stop`; killed")
+        finally:
+            self._kill()
+            shutil.rmtree(self.workdir, ignore_errors=True)
         return problem

@@ -7,6 +7,7 @@ oracle environment), 130 interrupted.
 
 from __future__ import annotations
 
+import io
 import signal
 import sys
 from collections.abc import Callable
@@ -42,6 +43,13 @@ def _options(
         "--version", "-V", callback=_version, is_eager=True, help="Print the suite's version and exit.")] = False,
 ) -> None:
     """Certify a harbor scoring runner against harbor itself, case by case and bit for bit."""
+    # What a command prints may hold a candidate's text that no UTF-8 stream can encode (a lone surrogate):
+    # shown as its escape, \ud800, as the report writes it, rather than ending the command.
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+
+
 app.add_typer(cases_app, name="cases")
 app.add_typer(expectations_app, name="expectations")
 

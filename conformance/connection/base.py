@@ -131,11 +131,12 @@ def check_started(started: Any, spec: Spec, validate: bool = False) -> Implement
     except ValidationError as e:
         problems = "; ".join(f"{'.'.join(map(str, err['loc'])) or 'reply'}: {err['msg']}" for err in e.errors())
         raise ConnectError(f"{spec}: the start reply is not a valid handshake ({problems}): "
-                           f"{started!r:.300}") from None
+                           f"{replies.shown(started, 300)}") from None
     if validate and (problems_found := replies.schema_problems(started, "protocol-started.json")):
         raise ConnectError(f"{spec}: the start reply breaks protocol-started.json: {'; '.join(problems_found)}")
     if handshake.protocol != PROTOCOL_VERSION:
-        raise ConnectError(f"{spec}: speaks protocol {handshake.protocol!r}, this harness {PROTOCOL_VERSION}")
+        raise ConnectError(f"{spec}: speaks protocol {replies.shown(handshake.protocol)}, this harness "
+                           f"{PROTOCOL_VERSION}")
     return handshake.implementation
 
 

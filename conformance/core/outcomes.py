@@ -33,6 +33,8 @@ class ProtocolError(StrEnum):
     SPLIT_REPLY = "split-reply"  # a line holding the start of a JSON object: a reply broken over lines
     NOT_PROTOCOL = "not-protocol"  # not a message at all: a log line, a blank line, a bare value
     OVERSIZED_LINE = "oversized-line"  # a line longer than the harness accepts
+    TOO_DEEP = "too-deep"  # a line (or an in-process output) nesting arrays and objects past the limit
+    NUMBER_TOO_LARGE = "number-too-large"  # a JSON number token longer than the limit
     WRONG_SEQ = "wrong-seq"  # a reply whose seq is not the request's
     UNSOLICITED_REPLY = "unsolicited-reply"  # a second reply, or a line while no request is outstanding
     INVALID_REPLY = "invalid-reply"  # a JSON object of the wrong shape, or an output that is no wire value

@@ -15,6 +15,14 @@ parser's idea of numbers:
 
 Floats travel as bits so -0.0, every NaN payload, infinities and subnormals
 survive any language's JSON library.
+
+A protocol line is bounded before it is parsed: arrays and objects nest at
+most ``MAX_DEPTH`` levels (every real message nests under 25), and no number
+token is longer than ``MAX_NUMBER_CHARS`` characters (CPython reads no longer
+integer). A line past either is refused with :class:`TooDeep` or
+:class:`NumberTooLarge`, without recursion, so no parser or decoder of the
+value can run out of stack on it; :func:`decode` holds a value it is given
+directly (in process) to the same depth.
 """
 
 from __future__ import annotations
@@ -28,12 +36,29 @@ from typing import Any
 
 WIRE_VERSION = 1
 TAGS = ("int", "float", "bytes", "dict")
+MAX_DEPTH = 128  # levels of arrays and objects in one line or value
+MAX_NUMBER_CHARS = 4300  # characters of one JSON number token: CPython's int-from-text limit is 4300 digits
 _INT = re.compile(r"-?[0-9]+", re.ASCII)
 _BITS = re.compile(r"[0-9a-f]{16}", re.ASCII)
 
 
 class WireError(ValueError):
-    """A JSON value that is not a well-formed wire value."""
+    """A JSON value that is not a well-formed wire value.
+
+    ``at_end``: the line is JSON cut off before its end (the parser would have gone on reading).
+    """
+
+    def __init__(self, message: str, *, at_end: bool = False) -> None:
+        super().__init__(message)
+        self.at_end = at_end
+
+
+class TooDeep(WireError):
+    """A line or value nested more than MAX_DEPTH levels deep."""
+
+
+class NumberTooLarge(WireError):
+    """A JSON number token longer than MAX_NUMBER_CHARS characters."""
 
 
 def float_to_bits(value: float) -> int:
@@ -96,12 +121,14 @@ def encode(value: Any) -> Any:
 _PLAIN = frozenset({str, bool, type(None)})  # JSON values that are their own wire form
 
 
-def decode(value: Any) -> Any:
-    """JSON wire value -> Python value; raises WireError on anything malformed."""
+def decode(value: Any, _depth: int = 1) -> Any:
+    """JSON wire value -> Python value; raises WireError on anything malformed, TooDeep past MAX_DEPTH levels."""
     if value is None or isinstance(value, (bool, str)):
         return value
+    if _depth > MAX_DEPTH:  # a list or a tag object this deep: refused before the recursion goes on
+        raise TooDeep(f"a value nested more than {MAX_DEPTH} levels deep")
     if isinstance(value, list):
-        return [item if type(item) in _PLAIN else decode(item) for item in value]
+        return [item if type(item) in _PLAIN else decode(item, _depth + 1) for item in value]
     if not isinstance(value, dict):
         # Bare JSON numbers are refused: they are exactly what the tags replace.
         raise WireError(f"bare JSON number {value!r}; use an int or float tag")
@@ -133,17 +160,20 @@ def decode(value: Any) -> Any:
         if not isinstance(body, list):
             raise WireError("dict tag takes a list of [key, value] pairs")
         out: dict[Any, Any] = {}
+        inner = _depth + 3  # the tag object, its list of pairs, a pair: the keys and values are three levels down
+        if _depth + (2 if body else 1) > MAX_DEPTH:
+            raise TooDeep(f"a value nested more than {MAX_DEPTH} levels deep")
         for pair in body:
             if not isinstance(pair, list) or len(pair) != 2:
                 raise WireError("dict tag takes a list of [key, value] pairs")
-            key = pair[0] if type(pair[0]) in _PLAIN else decode(pair[0])
+            key = pair[0] if type(pair[0]) in _PLAIN else decode(pair[0], inner)
             try:
                 duplicate = key in out
             except TypeError:
                 raise WireError(f"unhashable dict key {key!r:.80}") from None
             if duplicate:  # also catches True vs 1, which a Python dict would merge
                 raise WireError(f"duplicate dict key {key!r:.80}")
-            out[key] = pair[1] if type(pair[1]) in _PLAIN else decode(pair[1])
+            out[key] = pair[1] if type(pair[1]) in _PLAIN else decode(pair[1], inner)
         return out
     raise WireError(f"unknown wire tag {tag!r}; known tags: {', '.join(TAGS)}")
 
@@ -157,9 +187,76 @@ def _no_constants(token: str) -> Any:
     raise WireError(f"bare JSON constant {token} is not a wire value")
 
 
-def loads(line: str | bytes) -> Any:
-    """Parse one protocol line; NaN/Infinity tokens are refused."""
+def _number_token(token: str) -> None:
+    if len(token) > MAX_NUMBER_CHARS:
+        raise NumberTooLarge(f"a JSON number of {len(token)} characters (at most {MAX_NUMBER_CHARS}): "
+                             f"{token[:20]}...")
+
+
+def _int_token(token: str) -> int:
+    _number_token(token)
     try:
-        return json.loads(line, parse_constant=_no_constants)
-    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError, int digit limit
+        return int(token)
+    except ValueError:  # a digit limit set lower than the default (sys.set_int_max_str_digits)
+        raise NumberTooLarge(f"a JSON integer of {len(token)} digits: {token[:20]}...") from None
+
+
+def _float_token(token: str) -> float:
+    _number_token(token)
+    return float(token)
+
+
+_NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'[]{}"')))  # all but brackets and quotes
+_STEP = tuple({ord("["): 1, ord("{"): 1}.get(byte, -1) for byte in range(256))  # +1 an opening, -1 a closing
+
+
+def nesting_exceeds(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Whether JSON ``text`` nests arrays and objects more than ``limit`` levels deep; read without recursion.
+
+    Brackets inside strings do not count. On text that is not JSON the answer is an upper bound: the
+    deepest a parser could get before it stopped.
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return False  # not even that many openings, in strings or out
+    data = text.encode("utf-8", "surrogatepass")
+    # Drop the strings. First the escapes that could hide a quote (an escaped backslash, then an escaped
+    # quote: scanned left to right, as a parser pairs them); then all but brackets and quotes. Two quotes
+    # side by side then enclose no bracket, or have none between them: dropping them loses no bracket outside
+    # a string and keeps every later quote an opening or a closing one as it was. What is left between
+    # quotes is inside strings.
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    kept = data.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    brackets = b"".join(kept.split(b'"')[::2]) if b'"' in kept else kept
+    depth = 0
+    for start in range(0, len(brackets), limit):
+        chunk = brackets[start:start + limit]
+        opened = chunk.count(b"[") + chunk.count(b"{")
+        if depth + opened > limit:  # the limit may be crossed in this chunk: step through it
+            for byte in chunk:
+                depth += _STEP[byte]
+                if depth > limit:
+                    return True
+        else:
+            depth += 2 * opened - len(chunk)
+    return False
+
+
+def loads(line: str | bytes) -> Any:
+    """Parse one protocol line; NaN/Infinity tokens are refused, and so are lines past the bounds (TooDeep,
+    NumberTooLarge)."""
+    if isinstance(line, (bytes, bytearray)):
+        try:  # as json.loads reads bytes: UTF-8 (or a BOM's UTF-16/32), encoded surrogates let through
+            line = bytes(line).decode(json.detect_encoding(line), "surrogatepass")
+        except UnicodeDecodeError as e:
+            raise WireError(f"not a JSON line: {e}") from None
+    if nesting_exceeds(line):
+        raise TooDeep(f"a line nested more than {MAX_DEPTH} levels deep")
+    try:
+        return json.loads(line, parse_constant=_no_constants, parse_int=_int_token, parse_float=_float_token)
+    except WireError:
+        raise
+    except json.JSONDecodeError as e:
+        raise WireError(f"not a JSON line: {e}", at_end=e.pos >= len(e.doc.rstrip())) from None
+    except ValueError as e:
         raise WireError(f"not a JSON line: {e}") from None

@@ -1,7 +1,19 @@
-"""Writing a report line by line, each flushed as it is written, and the counts every summary derives.
+r"""Writing a report line by line, each flushed as it is written, and the counts every summary derives.
 
 A run killed midway leaves a readable report: every line written is
 complete (but perhaps the last), and ``certify --resume`` goes on from it.
+
+A report is UTF-8, and a string a candidate (or the oracle) sends may hold
+what UTF-8 cannot encode: a lone surrogate, which JSON can write as an
+escape (``"\ud800"``) and Python holds in a str. Such a character is written
+as the six characters of its escape, ``\ud800`` (lowercase hex), as text:
+read back, the string holds a backslash, a ``u`` and four hex digits. Only
+the report is escaped; the comparison was made before, on the strings as
+received, so a lone surrogate never equals those six characters, and the
+mismatch (Python reprs, ``'\ud800'`` against ``'\\ud800'``) tells them apart.
+Where the escaping would make two keys of one dict equal (``'\udfff'`` and
+``'\\udfff'``), the escaped key gets one more backslash in front, as often as
+it takes: a stored wire value still decodes.
 """
 
 from __future__ import annotations
@@ -9,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import sys
 from collections import Counter
 from collections.abc import Iterable
@@ -16,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Self
+from typing import IO, Any, Self
 
 from conformance import SUITE, __version__
 from conformance.connection.protocol import PROTOCOL_VERSION
@@ -132,9 +145,55 @@ class Tally:
         )
 
 
+_UNENCODABLE = re.compile("[\ud800-\udfff]")  # in a Python str, every surrogate is a lone one
+
+
+def _escaped_text(text: str) -> str:
+    return _UNENCODABLE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def _distinct(keys: list[Any]) -> list[Any]:
+    """``keys`` (of one dict) escaped, each still distinct: a key the escaping would make equal to another gets
+    one more backslash in front, as often as it takes. The other keys are left as they are."""
+    taken = {key for key in keys if isinstance(key, str) and not _UNENCODABLE.search(key)}
+    out = []
+    for key in keys:
+        if isinstance(key, str) and _UNENCODABLE.search(key):
+            key = _escaped_text(key)
+            while key in taken:
+                key = "\\" + key
+            taken.add(key)
+        out.append(key)
+    return out
+
+
+def _storable(value: Any) -> Any:
+    """JSON data with each lone surrogate in its strings written as the text of its escape, the keys of each
+    object and of each wire dict (``{"dict": [[k, v], ...]}``) kept distinct, so a wire value still decodes."""
+    if isinstance(value, str):
+        return _escaped_text(value) if _UNENCODABLE.search(value) else value
+    if isinstance(value, list):
+        return [_storable(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    pairs = value.get("dict")
+    if len(value) == 1 and isinstance(pairs, list) and all(isinstance(p, list) and len(p) == 2 for p in pairs):
+        keys = _distinct([_storable(k) if not isinstance(k, str) else k for k, _ in pairs])
+        return {"dict": [[key, _storable(v)] for key, (_, v) in zip(keys, pairs, strict=True)]}
+    keys = _distinct(list(value))
+    return {key: _storable(item) for key, item in zip(keys, value.values(), strict=True)}
+
+
 def dumps(line: Header | CaseLine | GeneratedLine | CandidateLine | Footer) -> str:
-    """One report line, as written."""
-    return json.dumps(line.to_json(), ensure_ascii=False, allow_nan=False)
+    """One report line, as written: UTF-8-encodable, each lone surrogate as the text of its escape."""
+    text = json.dumps(line.to_json(), ensure_ascii=False, allow_nan=False)
+    # A lone surrogate shows in the JSON (a value), or as U+FFFD where pydantic wrote a dict key holding one
+    # (lossily: an implementation's dependencies). Rare: only then is the line walked, as Python holds it, and
+    # made again from what it can store.
+    if _UNENCODABLE.search(text) or "\ufffd" in text:
+        stored = type(line).model_validate(_storable(line.model_dump(mode="python")))
+        text = json.dumps(stored.to_json(), ensure_ascii=False, allow_nan=False)
+    return text
 
 
 class ReportWriter:

@@ -29,8 +29,8 @@ from conformance.corpus import cases as case_corpus
 from conformance.report import reader as report
 from conformance.report.model import DETAIL_LIMIT, MESSAGE_LIMIT, MISMATCH_LIMIT, OUTPUT_LIMIT
 from conformance.run import certification
+from tests.hostile import RSS_LIMIT_MB, CliRun, running
 
-RSS_LIMIT_MB = 300
 MB = 1024 * 1024
 
 # Shared by every candidate: the handshake, pid notes, a request counter that survives restarts.
@@ -104,15 +104,6 @@ def pids(tmp_path: Path) -> list[int]:
     return [int(line) for line in path.read_text().split()] if path.exists() else []
 
 
-def running(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie does not: it only waits for whoever reaps it)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-
-
 def assert_nothing_left(tmp_path: Path, temp: Path) -> None:
     noted = pids(tmp_path)
     assert noted, "the candidate noted no pid"
@@ -132,47 +123,6 @@ def whole_report(path: Path) -> report.Report:
     ids = reward_parse_ids()
     assert [r.id for r in data.records] == ids and data.footer.total == len(ids)
     return data
-
-
-# Runs the CLI in this process and writes the process's peak resident memory, in KiB, on stderr's last line.
-CLI = """
-import resource, sys
-from conformance.cli.app import main
-sys.argv = ["conformance", *sys.argv[1:]]
-try:
-    main()
-    code = 0
-except SystemExit as e:
-    code = e.code
-sys.stderr.write(f"\\nmaxrss-kib {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n")
-sys.exit(code)
-"""
-
-
-class CliRun:
-    def __init__(self, tmp_path: Path, spec: str, *options: str) -> None:
-        self.temp = tmp_path / "temp"  # the harness's TMPDIR: its candidates' working directories go there
-        self.temp.mkdir(exist_ok=True)
-        self.report = tmp_path / "report.jsonl"
-        self.argv = [sys.executable, "-c", CLI, "certify", "-c", spec, "--oracle", "recorded", "-s", "reward.parse",
-                     "--no-generate", "--progress", "none", "--report", str(self.report), *options]
-        self.env = {**os.environ, "TMPDIR": str(self.temp)}
-
-    def start(self) -> subprocess.Popen[str]:
-        self.started = time.monotonic()
-        return subprocess.Popen(self.argv, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def finish(self, process: subprocess.Popen[str]) -> int:
-        out, err = process.communicate(timeout=120)
-        self.seconds = time.monotonic() - self.started
-        self.stderr = err
-        assert "maxrss-kib" in err, f"the harness did not finish: {out}\n{err}"
-        self.rss_mb = int(err.rsplit("maxrss-kib", 1)[1]) / 1024
-        print(f"peak RSS {self.rss_mb:.0f} MB, {self.seconds:.1f} s")
-        return process.returncode
-
-    def run(self) -> int:
-        return self.finish(self.start())
 
 
 def certify_cli(tmp_path: Path, attack: str, *options: str) -> tuple[CliRun, report.Report]:

@@ -44,6 +44,7 @@ from conformance.report.model import (
 from conformance.report.writer import dumps, new_header
 from conformance.run import certification
 from conformance.run.runner import Oracle, run_input
+from tests import hostile as hostile_harness
 from tests.report_lines import footer_line, header_line
 
 HOSTILE = Path(__file__).resolve().parent / "hostile_reply_candidate.py"
@@ -259,7 +260,9 @@ def test_a_handshake_past_the_bounds_is_a_candidate_that_did_not_start(tmp_path,
 ])
 def test_the_command_records_it_and_ends_with_its_verdict(tmp_path, run_attack, start_attack, status, first):
     path = tmp_path / "report.jsonl"
-    command = [sys.executable, "-m", "conformance", "certify", "-c", hostile(run_attack, start_attack),
+    # The candidate's command line names this test's folder (an argument it ignores), to find what it left running.
+    spec = f"{hostile(run_attack, start_attack)} {tmp_path}"
+    command = [sys.executable, "-c", hostile_harness.CLI, "certify", "-c", spec,
                "--oracle", "recorded", "--case", GLOB, "--no-generate", "--timeout-multiplier", "0.3",
                "--report", str(path), "--markdown", str(tmp_path / "r.md"), "--junit", str(tmp_path / "r.xml"),
                "--progress", "lines"]
@@ -267,6 +270,8 @@ def test_the_command_records_it_and_ends_with_its_verdict(tmp_path, run_attack, 
     stderr = done.stderr.decode("utf-8", "replace")
     assert done.returncode == status, stderr
     assert "Traceback" not in stderr
+    assert int(stderr.rsplit("maxrss-kib", 1)[1]) / 1024 < hostile_harness.RSS_LIMIT_MB
+    assert hostile_harness.processes_naming(str(tmp_path)) == []
     data = whole_report(path, selected_ids())
     assert (data.records[0].outcome, data.records[0].protocol_error) == first
     summary = subprocess.run([sys.executable, "-m", "conformance", "summary", str(path)], capture_output=True,

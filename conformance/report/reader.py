@@ -41,7 +41,7 @@ from conformance.report.writer import Tally
 
 Line = Header | CaseLine | GeneratedLine | CandidateLine | Footer
 
-# One line's size: a candidate's reply is at most 64 MiB (connection.base.MAX_LINE_BYTES), a case line holds the
+# One line's size: a candidate's reply is at most 16 MiB (connection.base.MAX_LINE_BYTES), a case line holds the
 # oracle's, the candidate's and the input. A file with no newline is not read into memory whole.
 LINE_LIMIT = 256 * 1024 * 1024
 # JSON nesting of one line. The writer cannot nest deeper (pydantic serializes at most about 255 levels of a

@@ -447,12 +447,17 @@ def _object(pairs: list[tuple[str, str]]) -> str:
     return "{" + ", ".join(f"{key}: {value}" for key, value in pairs) + "}"
 
 
-json_texts = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=4).map(_array),
-    st.lists(st.tuples(strings, inner), max_size=4).map(_object),
-    st.lists(st.tuples(st.just('"dict"'), st.lists(st.lists(inner, min_size=2, max_size=2).map(_array),
-                                                    max_size=3).map(_array)), min_size=1, max_size=1).map(_object),
-), max_leaves=12)
+# (extend functions are named: Hypothesis cannot read a multi-line lambda's use of its argument, and warns)
+def _json_containers(inner):
+    return st.one_of(
+        st.lists(inner, max_size=4).map(_array),
+        st.lists(st.tuples(strings, inner), max_size=4).map(_object),
+        st.lists(st.tuples(st.just('"dict"'), st.lists(st.lists(inner, min_size=2, max_size=2).map(_array),
+                                                        max_size=3).map(_array)), min_size=1, max_size=1).map(_object),
+    )
+
+
+json_texts = st.recursive(scalars, _json_containers, max_leaves=12)
 
 
 @st.composite
@@ -475,6 +480,11 @@ def _wire_text(value: Any, depth: int, ascii_only: bool) -> str:
         encoded = [encoded]
     return json.dumps(encoded, ensure_ascii=ascii_only)
 
+def _python_containers(inner):
+    return st.one_of(st.lists(inner, max_size=3),
+                     st.dictionaries(st.one_of(python_texts, st.integers()), inner, max_size=3))
+
+
 
 # Well-formed wire values (so most replies are answers), holding what is hard: lone surrogates in strings and
 # keys, big ints, every float, bytes; now and then nested to about the limit.
@@ -483,9 +493,7 @@ wire_texts = st.builds(
     _wire_text,
     st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-(10**4000), 10**4000), st.floats(), python_texts,
                            st.binary(max_size=4)),
-                 lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                         st.dictionaries(st.one_of(python_texts, st.integers()), inner, max_size=3)),
-                 max_leaves=8),
+                 _python_containers, max_leaves=8),
     st.sampled_from([0] * 6 + [120, 125, 126, 127, 128]), st.booleans())
 values = st.one_of(wire_texts, wire_texts, json_texts, deep())
 seqs = st.one_of(*[st.just(str(SEQ))] * 6, st.sampled_from(["3", "7.0", "true", '"7"']), numbers)
@@ -562,10 +570,14 @@ def test_any_answer_is_a_reply_and_a_recorded_case(text, validate):
 
 python_scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), texts, st.binary(max_size=4),
                            st.sampled_from([5000, -4400, 700]).map(lambda n: (n > 0 or -1) * 10 ** abs(n)))
-python_values = st.recursive(python_scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.one_of(texts, st.integers()), inner, max_size=3),
-    st.tuples(inner), st.builds(lambda v: {"dict": [[v, v]]}, inner), st.builds(lambda v: {"int": v}, inner),
-    st.integers(120, 3000).map(_nested_list)), max_leaves=8)
+def _python_value_containers(inner):
+    return st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.one_of(texts, st.integers()), inner, max_size=3),
+        st.tuples(inner), st.builds(lambda v: {"dict": [[v, v]]}, inner), st.builds(lambda v: {"int": v}, inner),
+        st.integers(120, 3000).map(_nested_list))
+
+
+python_values = st.recursive(python_scalars, _python_value_containers, max_leaves=8)
 python_replies = st.one_of(python_values, st.fixed_dictionaries(
     {"seq": st.one_of(st.just(SEQ), python_values)},
     optional={"output": python_values, "raised": python_values, "skipped": python_values, "errored": python_values,

@@ -252,3 +252,23 @@ def test_a_seed_draws_the_same_inputs_whatever_modules_are_loaded(tmp_path, live
     monkeypatch.syspath_prepend(str(tmp_path))
     __import__("candidate_with_literals")
     assert inputs() == before
+
+
+@pytest.mark.usefixtures("harbor_env")
+def test_a_skipped_generated_input_is_a_skip_not_a_divergence(tmp_path):
+    """A candidate that declines a surface: its generated inputs are counted as skipped, nothing is shrunk or
+    promoted, and the run does not conform (a skip counts against conformance)."""
+    report = tmp_path / "skips.jsonl"
+    done = _cli("certify", "-c", "tests.test_cli:one_surface_only", "--no-cases", "--profile", "ci",
+                "--max-examples", "15", "--surface", "evsys.metric", "--report", str(report), "--progress", "lines")
+    assert done.returncode == 1, done.stderr
+    data = read(report)
+    (line,) = data.generated
+    assert line.divergences == [] and line.error is None
+    assert line.skipped == line.inputs_run == 15
+    assert line.skip_reason == "not implemented yet"
+    assert [r for r in data.records if r.origin == "generated"] == []
+    assert data.footer.conforms is False and data.footer.findings == 0
+    assert "evsys.metric: 15 generated input(s), 0 divergence(s), 15 skipped: not implemented yet" in done.stderr
+    promoted = _cli("promote", str(report), "--cases", str(tmp_path / "cases"))
+    assert promoted.returncode == 0 and "no generated divergences" in promoted.stdout

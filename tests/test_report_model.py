@@ -81,3 +81,22 @@ def test_a_long_exception_message_is_kept_cut_with_its_length():
     assert line.message == "x" * MESSAGE_LIMIT + "… (5000 characters)"
     short = result_line(Result.of_raised("ValueError", None, "no reward file"))
     assert short.text() == "raises ValueError: no reward file"
+
+
+def _generated(skipped: int):
+    from conformance.report.model import GeneratedLine
+    return GeneratedLine(surface="evsys.metric", profile="ci", seed=1, max_examples=20, inputs_run=20,
+                         skipped=skipped, skip_reason="not implemented yet" if skipped else None)
+
+
+def test_skipped_generated_inputs_keep_a_run_from_conforming_and_are_said_in_every_format():
+    from conformance.report import junit, markdown
+    from conformance.report.reader import Report
+    from conformance.report.writer import Tally
+
+    assert Tally.of([], [_generated(0)], []).conforms
+    assert not Tally.of([], [_generated(20)], []).conforms
+    report = Report.of([_generated(20)])
+    assert "| `evsys.metric` | 20 | 0 (20 skipped) | 0 |" in markdown.summary(report)
+    xml = junit.render(report)
+    assert 'failures="1"' in xml and "20 skipped: not implemented yet" in xml

@@ -98,7 +98,8 @@ def generated_table(tally: Tally) -> Table:
     for name in ("surface", "profile", "seed", "inputs run", "divergences"):
         table.add_column(name, justify="left" if name in ("surface", "profile") else "right", no_wrap=True)
     for surface, line in sorted(tally.generated.items()):
-        found = str(len(line.divergences)) + (" + error" if line.error else "")
+        found = (str(len(line.divergences)) + (" + error" if line.error else "")
+                 + (f" ({line.skipped} skipped)" if line.skipped else ""))
         seed = ", ".join(map(str, line.seed)) if isinstance(line.seed, list) else str(line.seed)
         table.add_row(surface, line.profile, seed, str(line.inputs_run), found)
     return table

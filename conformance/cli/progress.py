@@ -115,6 +115,8 @@ class LineProgress(_Problems):
 
     def generated(self, line: GeneratedLine) -> None:
         error = f", generator error: {shortened(line.error, 200)}" if line.error else ""
+        if line.skipped:
+            error += f", {line.skipped} skipped: {shortened(line.skip_reason or '', 200)}"
         self.say(f"{line.surface}: {line.inputs_run} generated input(s), {len(line.divergences)} divergence(s)"
                  f"{error}")
 

@@ -86,7 +86,7 @@ def _write(out: IO[str], name: str, tally: Tally, counts: dict[str, _Counts],
         tests, failures = count.tests, count.failures
         if generated is not None:
             tests += 1
-            failures += bool(unexpected or generated.error)
+            failures += bool(unexpected or generated.error or generated.skipped)
         out.write("  " + _open_tag("testsuite", name=surface, tests=str(tests), failures=str(failures),
                                    errors=str(count.errors), skipped=str(count.skipped),
                                    time=f"{count.seconds:.6f}") + "\n")
@@ -94,8 +94,10 @@ def _write(out: IO[str], name: str, tally: Tally, counts: dict[str, _Counts],
             _element(out, _testcase(record), 2)
         if generated is not None:
             case = ET.Element("testcase", classname=surface, name=f"{surface}::generated")
-            if unexpected or generated.error:
+            if unexpected or generated.error or generated.skipped:
                 message = f"{len(unexpected)} divergence(s) in {generated.inputs_run} generated inputs"
+                if generated.skipped:
+                    message += f"; {generated.skipped} skipped: {generated.skip_reason}"
                 if generated.error:
                     message += f"; generator error: {generated.error}"
                 ET.SubElement(case, "failure", message=message[:500], type="generated").text = "\n".join(unexpected)

@@ -81,6 +81,7 @@ def summary(report: Summarised, *, limit: int = 50) -> str:
             expected = sum(1 for i in tally.expected_findings if i.startswith(surface + "::"))
             divergences = len(line.divergences) - expected
             error = " + generator error" if line.error else ""
+            error += f" ({line.skipped} skipped)" if line.skipped else ""
             lines.append(f"| `{surface}` | {line.inputs_run} | {divergences}{error} | {expected} |")
         lines.append("")
     found = report.problems()

@@ -379,9 +379,12 @@ class GeneratedLine(_Line):
     max_examples: int
     inputs_run: int
     divergences: list[str] = Field(default_factory=list)
+    skipped: int = Field(default=0, description="Generated inputs the candidate declined: no divergence, but they "
+                                                "count against conformance, as a skipped case does.")
+    skip_reason: str | None = Field(default=None, description="The first of those inputs' skip reasons.")
     error: str | None = None
 
-    @field_validator("error")
+    @field_validator("error", "skip_reason")
     @classmethod
     def _bounded_error(cls, error: str | None) -> str | None:
         return bounded(error, DETAIL_LIMIT)

@@ -96,6 +96,10 @@ class Tally:
         self.generated[line.surface] = line
 
     @property
+    def generated_skips(self) -> int:
+        return sum(line.skipped for line in self.generated.values())
+
+    @property
     def generator_errors(self) -> list[str]:
         return [f"{s}: {g.error}" for s, g in sorted(self.generated.items()) if g.error]
 
@@ -124,7 +128,7 @@ class Tally:
         checked = self.total > 0 or bool(self.generated)
         return (checked and self.conforming == self.total and not self.stale_recordings
                 and not self.findings and not self.generator_errors and not self.stale_expectations
-                and not self.candidate_problems)
+                and not self.candidate_problems and not self.generated_skips)
 
     def footer(self) -> Footer:
         return Footer(

@@ -143,17 +143,20 @@ class GenerationResult:
     max_examples: int
     inputs_run: int = 0  # every call, shrinking included
     findings: list[CaseLine] = field(default_factory=list)
+    skipped: int = 0  # inputs the candidate declined: a skip, never a divergence to shrink or promote
+    skip_reason: str | None = None
     error: str | None = None  # the generator itself failed (a flaky candidate, a harness bug)
 
     @property
     def conforms(self) -> bool:
-        return not self.findings and self.error is None
+        return not self.findings and not self.skipped and self.error is None
 
     def line(self) -> GeneratedLine:
         """The report's account of this generator."""
         return GeneratedLine(surface=self.surface, profile=self.profile, seed=self.seed,
                              max_examples=self.max_examples, inputs_run=self.inputs_run,
-                             divergences=[r.id for r in self.findings], error=self.error)
+                             divergences=[r.id for r in self.findings], skipped=self.skipped,
+                             skip_reason=self.skip_reason, error=self.error)
 
 
 def generate(
@@ -225,6 +228,10 @@ def _round(
         if profile.target_ulps:
             hypothesis.target(float(max((m.ulps or 0 for m in record.mismatches), default=0)), label="ulps")
         if record.outcome is Outcome.PASS:
+            return
+        if record.outcome is Outcome.SKIP:
+            result.skipped += 1
+            result.skip_reason = result.skip_reason or record.detail or "skipped"
             return
         kind = kind_of(record)
         if kind in known:

@@ -142,10 +142,11 @@ class LiveProgress(_Problems):
         self.problem(record)
         if record.outcome not in QUIET_OUTCOMES:
             self.problems += 1
-        task = self.cases if record.origin != "generated" else self.generator
+        # A case moves the cases bar; a generated finding only the generator's problem count (its inputs move it).
+        generated = record.origin == "generated"
+        task = self.generator if generated else self.cases
         if task is not None:
-            advance = 0 if record.origin == "generated" else 1
-            self.display.update(task, advance=advance,
+            self.display.update(task, advance=0 if generated else 1,
                                 problems=f"[red]{self.problems} problem(s)[/red]" if self.problems else "")
 
     def generating(self, surface: str, budget: int) -> None:

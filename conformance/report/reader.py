@@ -116,6 +116,28 @@ class Summarised:
     def oracle_spec(self) -> str:
         return self.header.oracle.spec if self.header is not None else "?"
 
+    def add(self, line: Line) -> None:
+        """One line of the report, in order: the header and footer kept here, the rest by the kind of summary."""
+        if isinstance(line, Header):
+            self.header = line
+        elif isinstance(line, Footer):
+            self.footer = line
+        elif isinstance(line, CaseLine):
+            self._case(line)
+        elif isinstance(line, GeneratedLine):
+            self._generated(line)
+        else:
+            self._candidate_problem(line)
+
+    def _case(self, line: CaseLine) -> None:
+        raise NotImplementedError
+
+    def _generated(self, line: GeneratedLine) -> None:
+        raise NotImplementedError
+
+    def _candidate_problem(self, line: CandidateLine) -> None:
+        raise NotImplementedError
+
     def _with_footer(self, tally: Tally) -> Tally:
         if self.footer is not None:
             tally.stale_expectations = list(self.footer.stale_expectations)
@@ -141,17 +163,17 @@ class Report(Summarised):
     def of(cls, lines: Iterable[Line], truncated: bool = False) -> Report:
         report = cls(None, None, truncated)
         for line in lines:
-            if isinstance(line, Header):
-                report.header = line
-            elif isinstance(line, Footer):
-                report.footer = line
-            elif isinstance(line, CaseLine):
-                report.records.append(line)
-            elif isinstance(line, GeneratedLine):
-                report.generated.append(line)
-            else:
-                report.candidate_problems.append(line)
+            report.add(line)
         return report
+
+    def _case(self, line: CaseLine) -> None:
+        self.records.append(line)
+
+    def _generated(self, line: GeneratedLine) -> None:
+        self.generated.append(line)
+
+    def _candidate_problem(self, line: CandidateLine) -> None:
+        self.candidate_problems.append(line)
 
     def tally(self) -> Tally:
         return self._with_footer(Tally.of(self.records, self.generated, self.candidate_problems))
@@ -167,18 +189,15 @@ class Overview(Summarised):
     counted: Tally = field(default_factory=Tally)
     found: Problems = field(default_factory=lambda: Problems(keep=SHOWN))
 
-    def add(self, line: Line) -> None:
-        if isinstance(line, Header):
-            self.header = line
-        elif isinstance(line, Footer):
-            self.footer = line
-        elif isinstance(line, CaseLine):
-            self.counted.add(line)
-            self.found.add(line)
-        elif isinstance(line, GeneratedLine):
-            self.counted.add_generated(line)
-        else:
-            self.counted.candidate_problems.append(line)
+    def _case(self, line: CaseLine) -> None:
+        self.counted.add(line)
+        self.found.add(line)
+
+    def _generated(self, line: GeneratedLine) -> None:
+        self.counted.add_generated(line)
+
+    def _candidate_problem(self, line: CandidateLine) -> None:
+        self.counted.candidate_problems.append(line)
 
     def tally(self) -> Tally:
         return self._with_footer(self.counted)

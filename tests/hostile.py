@@ -26,8 +26,11 @@ def running(pid: int) -> bool:
 
 
 # Runs the CLI in this process and writes the process's peak resident memory, in KiB, on stderr's last line.
+# VmHWM, not getrusage's ru_maxrss: Linux carries the parent's high-water mark across fork and exec into
+# ru_maxrss, so a test runner that has grown would be measured instead of the harness.
 CLI = """
-import resource, sys
+import re, sys
+from pathlib import Path
 from conformance.cli.app import main
 sys.argv = ["conformance", *sys.argv[1:]]
 try:
@@ -35,7 +38,8 @@ try:
     code = 0
 except SystemExit as e:
     code = e.code
-sys.stderr.write(f"\\nmaxrss-kib {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n")
+peak = re.search(r"^VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text(), re.M)
+sys.stderr.write(f"\\nmaxrss-kib {peak[1]}\\n")
 sys.exit(code)
 """
 

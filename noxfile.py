@@ -1,6 +1,6 @@
 """CI sessions: `nox -s tests`, `nox -s certify -- [SPEC]`, `nox -s lint`, `nox -s coverage`,
 `nox -s upgrade-gate -- [VERSION]`, `nox -s harbor-changes`, `nox -s bench`, `nox -s explore-sharded`,
-`nox -s offline` (the tests that need no oracle)."""
+`nox -s offline` (the tests that need no oracle), `nox -s mutants` (the suite's kill rate on one-bug mutants)."""
 
 from __future__ import annotations
 
@@ -69,6 +69,13 @@ def harbor_changes(session: nox.Session) -> None:
     """The gate for every release from 0.13.0 to the newest, written as docs/harbor-changes.md."""
     session.install("-e", ".")
     session.run("conformance", "gate", "--since", "0.13.0", "--doc", "docs/harbor-changes.md", *session.posargs)
+
+
+@nox.session
+def mutants(session: nox.Session) -> None:
+    """Every one-bug mutant of the reference, by the cases and by the ci generators; writes docs/mutants.md."""
+    session.install("-e", ".")
+    session.run("conformance", "mutants", "--markdown", "docs/mutants.md", *session.posargs)
 
 
 @nox.session

@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from conformance import ORACLE_RELEASE, SUITE, __version__
-from conformance.cli import corpus, oracle, reports, run
+from conformance.cli import corpus, mutants, oracle, reports, run
 from conformance.cli.console import guarded, out
 from conformance.connection.protocol import PROTOCOL_VERSION
 from conformance.core.compare import COMPARATOR_VERSION
@@ -65,6 +65,7 @@ COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (app, "schemas", corpus.schemas),
     (app, "oracle", oracle.oracle),
     (app, "smoke", run.smoke),
+    (app, "mutants", mutants.mutants),
     (cases_app, "list", corpus.cases_list),
     (cases_app, "check", corpus.cases_check),
     (cases_app, "record", corpus.cases_record),

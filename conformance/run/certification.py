@@ -21,6 +21,7 @@ from conformance.connection.base import ConnectError, StartFailure
 from conformance.connection.breaker import Breaker
 from conformance.connection.connectors import connect
 from conformance.connection.protocol import Implementation
+from conformance.connection.spec import Spec
 from conformance.errors import UsageError
 from conformance.report.model import CandidateLine, CaseLine, Footer, Party
 from conformance.report.writer import ReportWriter, Tally
@@ -29,7 +30,8 @@ from conformance.run.plan import DEFAULT_ORACLE, Options, Plan, load_corpus, mak
 from conformance.run.runner import Oracle, run_cases
 from conformance.run.watch import Outline, Watcher
 
-__all__ = ["DEFAULT_ORACLE", "Options", "Run", "UsageError", "certify", "execute", "load_corpus"]
+__all__ = ["DEFAULT_ORACLE", "Oracle", "Options", "Run", "UsageError", "certify", "connect_oracle", "execute",
+           "load_corpus"]
 
 
 @dataclass
@@ -46,13 +48,13 @@ class Run:
 
 
 def certify(options: Options, report: Path, log: Callable[[str], None] = lambda message: None,
-            watcher: Watcher | None = None) -> Run:
+            watcher: Watcher | None = None, oracle: Oracle | None = None) -> Run:
     """Plan the run, then carry it out; UsageError (exit 2) for a run that cannot start as asked."""
-    return execute(make_plan(options, report, log), log, watcher)
+    return execute(make_plan(options, report, log), log, watcher, oracle)
 
 
-def _connect_oracle(plan: Plan, log: Callable[[str], None]) -> Oracle:
-    spec = plan.options.oracle_spec
+def connect_oracle(spec: Spec | None, log: Callable[[str], None] = lambda message: None) -> Oracle:
+    """The oracle a spec names (None: the corpus's recordings); UsageError (exit 2) when it cannot start."""
     if spec is None:
         return Oracle(None)
     log(f"starting the oracle, {spec.text}")
@@ -62,12 +64,16 @@ def _connect_oracle(plan: Plan, log: Callable[[str], None]) -> Oracle:
         raise UsageError(f"oracle {spec}: {e}") from None
 
 
-def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watcher: Watcher | None = None) -> Run:
+def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watcher: Watcher | None = None,
+            oracle: Oracle | None = None) -> Run:
+    """Carry the plan out. ``oracle``: one already open, which the caller owns and may share between runs
+    (the plan's oracle spec is then only what the report's header says)."""
     options = plan.options
     watch = watcher or Watcher()
     with ExitStack() as stack:
         stack.callback(watch.finished)
-        oracle = stack.enter_context(_connect_oracle(plan, log))
+        if oracle is None:
+            oracle = stack.enter_context(connect_oracle(options.oracle_spec, log))
         start_problem = None
         log(f"starting the candidate, {options.candidate_spec.text}")
         try:

@@ -1,0 +1,106 @@
+"""Certify each mutant twice, by the cases alone and by the ``ci`` generators alone, and keep what killed it.
+
+A mutant is certified on its own surface. The cases run against the
+corpus's recordings (no oracle needed); the generators run against one
+live oracle, opened once and shared by every mutant's run. With the
+``ci`` profile's fixed seed every mutant meets the same inputs until it
+diverges, so the two columns compare like with like.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.core.outcomes import CONFORMING
+from conformance.mutation.mutants import Mutant
+from conformance.run import certification
+from conformance.run.certification import Options, Oracle, connect_oracle
+from conformance.run.plan import DEFAULT_ORACLE, oracle_spec
+from conformance.run.runner import RECORDED
+
+PROFILE = "ci"
+
+
+def candidate_spec(mutant: Mutant) -> str:
+    return "exec:" + shlex.join([sys.executable, "-m", "conformance.mutation.serve", mutant.id])
+
+
+@dataclass(frozen=True)
+class Column:
+    """One way of hunting a mutant: what ran, and the inputs that told it from the oracle."""
+
+    inputs_run: int
+    killing: tuple[str, ...]  # ids of the cases (or generated inputs) on which it diverged
+    problem: str | None = None  # the run could not go on (the candidate broke, the generator failed)
+
+    @property
+    def killed(self) -> bool:
+        return bool(self.killing) or self.problem is not None
+
+
+@dataclass(frozen=True)
+class Measured:
+    mutant: Mutant
+    cases: Column | None  # None: not measured
+    generators: Column | None
+    seconds: float
+
+    @property
+    def killed(self) -> bool:
+        return any(column.killed for column in (self.cases, self.generators) if column is not None)
+
+    @property
+    def killing_inputs(self) -> int:
+        """How many inputs tell this mutant from the oracle, over both columns: losing one still leaves the rest."""
+        return sum(len(c.killing) or int(c.problem is not None) for c in (self.cases, self.generators) if c)
+
+
+def _column(run: certification.Run, generated: bool) -> Column:
+    killing = tuple(r.id for r in run.records if r.outcome not in CONFORMING)
+    problems = [p.detail or p.outcome for p in run.tally.candidate_problems if p.stage == "start"]
+    if generated:
+        problems += [line.error for line in run.tally.generated.values() if line.error]
+        problems += [f"{line.skipped} generated input(s) skipped" for line in run.tally.generated.values()
+                     if line.skipped]
+        inputs = sum(line.inputs_run for line in run.tally.generated.values())
+    else:
+        inputs = len(run.records)
+    return Column(inputs, killing, problems[0] if problems else None)
+
+
+def _certify(mutant: Mutant, oracle: Oracle, report: Path, generated: bool) -> Column:
+    options = Options(
+        candidate=candidate_spec(mutant),
+        oracle=DEFAULT_ORACLE if generated else RECORDED,
+        surfaces=[mutant.surface],
+        no_cases=generated,
+        no_generate=not generated,
+        profile=PROFILE,
+    )
+    return _column(certification.certify(options, report, oracle=oracle), generated)
+
+
+def measure(
+    mutants: Iterable[Mutant],
+    *,
+    cases: bool = True,
+    generators: bool = True,
+    log: Callable[[str], None] = lambda message: None,
+) -> Iterator[Measured]:
+    """Each mutant's two columns, as each is done (a live oracle is started only when generators run)."""
+    with ExitStack() as stack:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="conformance-mutants-")))
+        recorded = Oracle(None)
+        live = stack.enter_context(connect_oracle(oracle_spec(DEFAULT_ORACLE), log)) if generators else None
+        for mutant in mutants:
+            started = time.monotonic()
+            by_cases = _certify(mutant, recorded, folder / "cases.jsonl", False) if cases else None
+            by_generators = _certify(mutant, live, folder / "generated.jsonl", True) if live is not None else None
+            yield Measured(mutant, by_cases, by_generators, time.monotonic() - started)

@@ -114,3 +114,14 @@ def test_both_columns_on_a_mutant_of_each_surface(harbor_env):
     results = list(measure(_subset()))
     assert table.shortfalls(results) == [s for s in table.shortfalls(results) if "generators alone" in s]
     assert all(r.generators is not None and r.generators.inputs_run > 0 for r in results)
+
+
+def test_a_reference_that_does_not_conform_makes_the_measurement_refuse(monkeypatch):
+    """Kills mean nothing where the unmutated candidate already diverges: the run stops before any mutant."""
+    from conformance.errors import RunFailure
+    from conformance.mutation import measure as measuring
+
+    monkeypatch.setattr(measuring, "REFERENCE", "tests.wrong_candidates:txt_before_json")
+    mutant = next(m for m in catalogue() if m.surface == "reward.parse")
+    with pytest.raises(RunFailure, match="does not conform on reward.parse by the cases"):
+        list(measure([mutant], generators=False))

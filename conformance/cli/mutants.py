@@ -35,7 +35,8 @@ def _chosen(surfaces: list[str] | None, patterns: list[str] | None) -> list[Muta
 def _line(result: Measured) -> str:
     columns = [f"{name}: {len(c.killing)} killing of {c.inputs_run}" + (f" ({c.problem})" if c.problem else "")
                for name, c in (("cases", result.cases), ("generators", result.generators)) if c is not None]
-    state = "killed" if result.killed else "SURVIVES"
+    state = "killed" if result.killed else "survives" if result.mutant.equivalent else "SURVIVES"
+    state += " (argued equivalent)" if result.mutant.equivalent else ""
     return f"{result.mutant.id}: {state}; {'; '.join(columns)} ({result.seconds:.1f} s)"
 
 

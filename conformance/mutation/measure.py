@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.core.outcomes import CONFORMING
+from conformance.errors import RunFailure
 from conformance.mutation.mutants import Mutant
 from conformance.run import certification
 from conformance.run.certification import Options, Oracle, connect_oracle
@@ -26,6 +27,7 @@ from conformance.run.plan import DEFAULT_ORACLE, oracle_spec
 from conformance.run.runner import RECORDED
 
 PROFILE = "ci"
+REFERENCE = "reference"
 
 
 def candidate_spec(mutant: Mutant) -> str:
@@ -75,11 +77,11 @@ def _column(run: certification.Run, generated: bool) -> Column:
     return Column(inputs, killing, problems[0] if problems else None)
 
 
-def _certify(mutant: Mutant, oracle: Oracle, report: Path, generated: bool) -> Column:
+def _certify(candidate: str, surface: str, oracle: Oracle, report: Path, generated: bool) -> Column:
     options = Options(
-        candidate=candidate_spec(mutant),
+        candidate=candidate,
         oracle=DEFAULT_ORACLE if generated else RECORDED,
-        surfaces=[mutant.surface],
+        surfaces=[surface],
         no_cases=generated,
         no_generate=not generated,
         profile=PROFILE,
@@ -94,13 +96,28 @@ def measure(
     generators: bool = True,
     log: Callable[[str], None] = lambda message: None,
 ) -> Iterator[Measured]:
-    """Each mutant's two columns, as each is done (a live oracle is started only when generators run)."""
+    """Each mutant's two columns, as each is done (a live oracle is started only when generators run).
+
+    The unmutated reference is certified first, the same two ways, on every surface measured: a kill means
+    something only where the reference itself conforms (RunFailure otherwise).
+    """
+    chosen = list(mutants)
     with ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="conformance-mutants-")))
         recorded = Oracle(None)
         live = stack.enter_context(connect_oracle(oracle_spec(DEFAULT_ORACLE), log)) if generators else None
-        for mutant in mutants:
+        columns = [(name, oracle, generated) for name, oracle, generated, wanted in (
+            ("cases", recorded, False, cases), ("generators", live, True, live is not None)) if wanted]
+        for surface in sorted({m.surface for m in chosen}):
+            for name, oracle, generated in columns:
+                assert oracle is not None
+                if _certify(REFERENCE, surface, oracle, folder / "reference.jsonl", generated).killed:
+                    raise RunFailure(f"the reference itself does not conform on {surface} by the {name}: "
+                                     f"`conformance certify -c reference -s {surface}` shows why")
+        for mutant in chosen:
             started = time.monotonic()
-            by_cases = _certify(mutant, recorded, folder / "cases.jsonl", False) if cases else None
-            by_generators = _certify(mutant, live, folder / "generated.jsonl", True) if live is not None else None
+            spec = candidate_spec(mutant)
+            by_cases = _certify(spec, mutant.surface, recorded, folder / "cases.jsonl", False) if cases else None
+            by_generators = (_certify(spec, mutant.surface, live, folder / "generated.jsonl", True)
+                             if live is not None else None)
             yield Measured(mutant, by_cases, by_generators, time.monotonic() - started)

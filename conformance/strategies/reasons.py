@@ -3,7 +3,11 @@
 Texts are built from the words the normalizer's rules look for, joined by the
 separators it treats differently (runs of spaces, tabs, newlines, no-break
 spaces, hyphens, underscores), in any case; with harbor's exception names
-and messages, and arbitrary text.
+and messages, and arbitrary text. Words sometimes carry a character that
+another runtime classifies differently from Python: a letter or digit
+outside ASCII (``isalnum()`` is Unicode-wide), a combining mark or a symbol
+(not alphanumeric), an underscore (outside the compact form), or a letter
+whose ``lower()`` and ``casefold()`` differ.
 """
 
 from __future__ import annotations
@@ -20,25 +24,46 @@ CODES = [
 ]
 EXCEPTIONS = [
     "AgentTimeoutError", "VerifierTimeoutError", "EnvironmentStartTimeoutError", "AgentSetupTimeoutError",
-    "CancelledError", "asyncio.exceptions.CancelledError", "NonZeroAgentExitCodeError", "RewardFileNotFoundError",
+    "CancelledError", "CanceledError", "asyncio.exceptions.CancelledError", "ConnectionResetError",
+    "NonZeroAgentExitCodeError", "RewardFileNotFoundError",
     "RewardFileEmptyError", "VerifierOutputParseError", "ValidationError", "ExceptionGroup", "TimeoutError",
 ]
 MESSAGES = [
     "No reward file found at verifier/reward.txt or verifier/reward.json",
     "Reward file is empty at verifier/reward.txt",
     "Failed to parse rewards from JSON file verifier/reward.json",
-    "Connection refused", "Connection reset by peer", "broker connection lost", "submission runtime error",
+    "Connection refused", "Connection reset by peer", "[Errno 104] Connection reset by peer",
+    "broker connection lost", "submission runtime error", "reward file malformed",
 ]
 WORDS = ["reward", "missing", "empty", "parse", "malformed", "broker", "connection", "refused", "reset",
          "submission", "code", "runtime", "harbor", "agent", "timeout", "error", "cancelled", "canceled",
-         "verifier", "environment", "start", "file", "at", "/jobs/x/verifier", "ok", "İ", "ＲＥＷＡＲＤ"]
+         "verifier", "environment", "start", "file", "at", "/jobs/x/verifier", "ok", "İ", "ＲＥＷＡＲＤ",
+         "Straße", "ΟΔΟΣ", "ﬁle", "\u212aelvin"]
+RULE_WORDS = ["reward", "missing", "empty", "parse", "malformed", "broker", "connection", "refused", "reset",
+              "submission", "code", "runtime", "AgentTimeoutError", "CancelledError", "CanceledError",
+              "VerifierTimeoutError", "EnvironmentStartTimeoutError"]
+# Characters classified differently by other runtimes: non-ASCII digits and letters, a combining mark, a symbol,
+# an underscore, letters whose lower() is not their casefold().
+MARKS = ["²", "٣", "é", "Ⅻ", "\u0301", "·", "_", "ß", "ς", "ﬁ"]
 SEPARATORS = [" ", " ", "_", "-", "  ", "\t", "\n", "\u00a0", "", " - "]
 CASES: list[Callable[[str], str]] = [str, str.upper, str.title, str.lower]
 
 
 @st.composite
+def marked(draw: st.DrawFn, word: str) -> str:
+    """The word, one time in six with a character of ``MARKS`` inserted somewhere inside it."""
+    if draw(st.integers(0, 5)):
+        return word
+    at = draw(st.integers(0, len(word)))
+    return word[:at] + draw(st.sampled_from(MARKS)) + word[at:]
+
+
+@st.composite
 def phrase(draw: st.DrawFn) -> str:
-    words = draw(st.lists(st.sampled_from(WORDS + CODES[:4] + EXCEPTIONS[:3]), min_size=1, max_size=5))
+    # Three words in four are those the rules look for, so that pairs a rule needs meet often.
+    vocabulary = st.integers(0, 3).flatmap(
+        lambda i: st.sampled_from(RULE_WORDS if i else WORDS + CODES[:4] + EXCEPTIONS)).flatmap(marked)
+    words = draw(st.lists(vocabulary, min_size=1, max_size=5))
     text = words[0]
     for word in words[1:]:
         text += draw(st.sampled_from(SEPARATORS)) + word
@@ -47,10 +72,12 @@ def phrase(draw: st.DrawFn) -> str:
     return draw(pad) + text + draw(pad)
 
 
+listed = st.sampled_from(CODES + EXCEPTIONS + MESSAGES).flatmap(lambda v: st.sampled_from(CASES).map(lambda f: f(v)))
 values = st.one_of(
     st.none(),
     st.sampled_from(["", "  ", "\n"]),
-    st.sampled_from(CODES + EXCEPTIONS + MESSAGES).flatmap(lambda v: st.sampled_from(CASES).map(lambda f: f(v))),
+    listed,
+    listed.flatmap(marked),
     phrase(),
     phrase(),
     st.text(max_size=30),

@@ -5,6 +5,10 @@ reward.json wins over reward.txt; a zero-byte file is empty (no strip);
 reward.txt is ``float(text)`` under the key ``"reward"``; reward.json is
 ``json.loads`` and then goes through a pydantic model whose values are
 ``float | int``, which coerces (see :mod:`.pydantic_float`).
+
+float() reads Unicode digits and strips Unicode whitespace by the tables of
+the oracle's Python (:mod:`.unicode_tables`), never this interpreter's: what
+reaches float() here is ASCII.
 """
 
 from __future__ import annotations
@@ -12,7 +16,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance.reference.pydantic_float import ValidationError, coerce_float_or_int
+from conformance.reference.pydantic_float import ErrorDetail, float_or_int, validation_error
+from conformance.reference.pydantic_float import ValidationError as ValidationError  # raised from here
+from conformance.reference.unicode_tables import float_ascii
+
+MODEL = "VerifierResult"  # the pydantic model harbor validates rewards with; its name heads the message
 
 
 class RewardFileNotFoundError(FileNotFoundError):
@@ -37,7 +45,7 @@ def parse_reward_text(data: bytes) -> dict[str, Any]:
     if len(data) == 0:
         raise RewardFileEmptyError("Reward file is empty at reward.txt")
     try:
-        return {"reward": float(_text(data))}
+        return {"reward": float(float_ascii(_text(data)))}
     except (ValueError, TypeError) as e:
         raise VerifierOutputParseError("Failed to parse rewards from text file reward.txt") from e
 
@@ -56,17 +64,16 @@ def validate_rewards(rewards: Any) -> dict[str, Any] | None:
     if rewards is None:
         return None
     if not isinstance(rewards, dict):
-        raise ValidationError("rewards: Input should be a valid dictionary")
+        raise validation_error(MODEL, [ErrorDetail(("rewards",), "dict_type", rewards)])
     # pydantic reports every bad value in one message, and downstream reason codes read the message
     # (one "unable to parse" anywhere makes it a parse error): collect them all, as it does.
     out, errors = {}, []
     for key, value in rewards.items():
-        try:
-            out[key] = coerce_float_or_int(value, key)
-        except ValidationError as e:
-            errors.append(str(e))
+        coerced, found = float_or_int(value, ("rewards", key))
+        out[key] = coerced
+        errors.extend(found)
     if errors:
-        raise ValidationError("\n".join(errors))
+        raise validation_error(MODEL, errors)
     return out
 
 

@@ -1,0 +1,172 @@
+"""Unicode in reward files: whitespace, digits and byte order marks, from the oracle's own tables.
+
+The sets are not this interpreter's: ``unicode_sets.json`` beside this module
+is what harbor's oracle (its CPython, its pydantic-core) accepts, probed one
+code point at a time by ``oracles/unicode_sets.py``, and
+``tests/test_unicode_sets.py`` re-derives it. So a draw holds the characters
+that matter to the oracle even where the harness runs on another Unicode
+version (Python 3.11 has no Kawi digits; 3.14 has digits the oracle rejects).
+
+* reward.txt (``float()``): numbers spelt with Unicode decimal digits of one
+  script or several, padded with the whitespace float() strips or with
+  characters it does not (``str.isspace()`` ones among them);
+* reward.json string values (pydantic): numbers padded with the whitespace
+  pydantic-core trims, with underscores (a padded ``"1_0"`` is the int 10,
+  an unpadded one the float 10.0), with zeros before a sign (``"0-1"``), or
+  with digits pydantic refuses;
+* byte order marks: alone, before, inside or after the content, doubled,
+  UTF-16 and UTF-32 ones, and whole files encoded with them.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from hypothesis import strategies as st
+
+SETS_FILE = Path(__file__).with_name("unicode_sets.json")
+
+
+@cache
+def derived() -> dict[str, Any]:
+    """The oracle's character sets (``oracles/unicode_sets.py``'s output, committed)."""
+    data: dict[str, Any] = json.loads(SETS_FILE.read_text(encoding="utf-8"))
+    return data
+
+
+def chars(name: str) -> list[str]:
+    """Every character of a derived set, in code point order."""
+    return [chr(cp) for first, last, *_ in derived()[name] for cp in range(first, last + 1)]
+
+
+def digit_zeros() -> list[str]:
+    """The zero of each run of ten decimal digits float() reads (ASCII's first)."""
+    return [chr(first - value) for first, _, value in derived()["float_digits"]]
+
+
+FLOAT_WHITESPACE = chars("float_whitespace")
+PYDANTIC_WHITESPACE = chars("pydantic_float_whitespace")
+# isspace() but kept by float() and by pydantic: U+001C..U+001F.
+ISSPACE_ONLY = sorted(set(chars("str_whitespace")) - set(FLOAT_WHITESPACE))
+# Characters that look like, or once were, whitespace and are not: Mongolian vowel separator (White_Space
+# until Unicode 6.3), zero-width space, word joiner, BOM, NUL, DEL, the halfwidth hangul filler.
+LOOKALIKES = ["\u180e", "\u200b", "\u2060", "\ufeff", "\x00", "\x7f", "\uffa0"]
+JSON_WHITESPACE = chars("json_whitespace")
+# Digit runs whose zero is new to a Unicode version the harness may not have (14.0: Tangsa; 15.0: Kawi,
+# Nag Mundari), with ASCII, Arabic-Indic, Devanagari, fullwidth and mathematical bold ones.
+ZEROS = digit_zeros()
+FEATURED_ZEROS = ["0", "\u0660", "\u0966", "\uff10", "\U0001d7ce", "\U00016ac0", "\U00011f50", "\U0001e4f0"]
+# Unicode 16.0 decimal digits (Garay, Sunuwar, Gurung Khema, Kirat Rai, outlined), which the oracle's
+# Python 3.12 does not read; and characters with a digit value that are no decimal digit.
+NEWER_DIGITS = ["\U00010d41", "\U00011bf1", "\U00016131", "\U00016d71", "\U0001ccf1"]
+NOT_DECIMAL = ["\u00b2", "\u2460", "\u216b", "\u00bd", "\u4e09", "\u0f33", "\U0001f101"]
+
+
+def _digit(zero: str, value: int) -> str:
+    return chr(ord(zero) + value)
+
+
+@st.composite
+def unicode_digits(draw: st.DrawFn, min_size: int = 1, max_size: int = 4) -> str:
+    """Decimal digits of one script (mostly) or of several, sometimes with an underscore between two."""
+    size = draw(st.integers(min_size, max_size))
+    zero_of = st.one_of(st.sampled_from(FEATURED_ZEROS), st.sampled_from(ZEROS))
+    script = draw(zero_of)
+    mixed = draw(st.integers(0, 4)) == 0
+    out = ""
+    for i in range(size):
+        zero = draw(zero_of) if mixed else script
+        out += _digit(zero, draw(st.integers(0, 9)))
+        if i < size - 1 and draw(st.integers(0, 6)) == 0:
+            out += "_"
+    return out
+
+
+@st.composite
+def unicode_number(draw: st.DrawFn) -> str:
+    """A decimal number in Unicode digits: integer, with a fraction, an exponent, a sign; or a
+    digit-like character that is not a decimal digit (to the oracle's Python) in its place."""
+    body = draw(unicode_digits())
+    shape = draw(st.sampled_from(["int", "point", "exp", "both"]))
+    if shape in ("point", "both"):
+        body += "." + draw(unicode_digits(max_size=3))
+    if shape in ("exp", "both"):
+        body += draw(st.sampled_from("eE")) + draw(st.sampled_from(["", "-", "+"])) + draw(unicode_digits(max_size=2))
+    if draw(st.integers(0, 5)) == 0:
+        at = draw(st.integers(0, len(body)))
+        body = body[:at] + draw(st.sampled_from(NEWER_DIGITS + NOT_DECIMAL)) + body[at:]
+    return draw(st.sampled_from(["", "", "-", "+"])) + body
+
+
+def _pad(chars_of: list[str]) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(chars_of), max_size=3).map("".join)
+
+
+# What float() strips, mostly; sometimes what it does not.
+float_padding = st.one_of(_pad(FLOAT_WHITESPACE), _pad(FLOAT_WHITESPACE),
+                          st.sampled_from(ISSPACE_ONLY + LOOKALIKES))
+# What pydantic-core trims, mostly; sometimes what it does not (JSON escapes them as needed).
+pydantic_padding = st.one_of(_pad(PYDANTIC_WHITESPACE), _pad(PYDANTIC_WHITESPACE),
+                             st.sampled_from(ISSPACE_ONLY + LOOKALIKES))
+
+# reward.txt text: Unicode numbers with float()'s whitespace and its lookalikes around them.
+unicode_reward_text = st.tuples(float_padding, unicode_number(), float_padding).map("".join)
+
+
+@st.composite
+def _int_fallback(draw: st.DrawFn) -> str:
+    """What pydantic's float parse refuses and its int parse may take: underscores with padding, zeros
+    (and underscores) before a sign, a ``.000`` fraction."""
+    digits = draw(st.sampled_from(["1_0", "1_000", "0_1", "9_223_372_036_854_775_808", "1__0", "_1", "1_",
+                                   "1_0.0", "1_0.00", "1_0.5", "1_0.", "1_0e1", "0__1", "12"]))
+    prefix = draw(st.sampled_from(["", "", "", "", "-", "+", "0-", "00-", "0_-", "+0-", "0+", "-0-", "0--"]))
+    return prefix + digits
+
+
+numeric_string = st.one_of(
+    st.tuples(pydantic_padding, _int_fallback(), pydantic_padding).map("".join),
+    st.tuples(pydantic_padding, _int_fallback(), pydantic_padding).map("".join),
+    st.tuples(pydantic_padding, st.sampled_from(["1", "0.5", "-1e3", "inf", "NaN", "1_0", "i_nf", ".5", "1."]),
+              pydantic_padding).map("".join),
+    st.tuples(pydantic_padding, unicode_number(), pydantic_padding).map("".join),
+)
+
+# --- byte order marks -------------------------------------------------------------------
+
+UTF8_BOM = b"\xef\xbb\xbf"
+OTHER_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xef\xbb", b"\xbb\xbf")
+BOM_ENCODINGS = ("utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32")
+
+
+@st.composite
+def with_bom(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> bytes:
+    """A text's bytes with a byte order mark somewhere: alone, before (after whitespace), inside,
+    after, twice; another encoding's mark; or the whole text in an encoding that writes one."""
+    text = draw(texts)
+    data = text.encode("utf-8", "surrogatepass")
+    how = draw(st.sampled_from(["alone", "before", "before", "after-space", "inside", "after", "twice", "other",
+                                "encoded"]))
+    if how == "alone":
+        return draw(st.sampled_from([UTF8_BOM, UTF8_BOM * 2, *OTHER_BOMS]))
+    if how == "before":
+        return UTF8_BOM + data
+    if how == "after-space":
+        return draw(st.sampled_from([b" ", b"\n", b"\r\n", b"\t"])) + UTF8_BOM + data
+    if how == "inside":
+        at = draw(st.integers(0, len(text)))
+        return (text[:at] + "\ufeff" + text[at:]).encode("utf-8", "surrogatepass")
+    if how == "after":
+        return data + UTF8_BOM
+    if how == "twice":
+        return UTF8_BOM * 2 + data
+    if how == "other":
+        return draw(st.sampled_from(OTHER_BOMS)) + data
+    encoding = draw(st.sampled_from(BOM_ENCODINGS))
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError:  # a lone surrogate: only UTF-8 with surrogatepass writes it
+        return UTF8_BOM + data
+

@@ -8,6 +8,10 @@ another runtime classifies differently from Python: a letter or digit
 outside ASCII (``isalnum()`` is Unicode-wide), a combining mark or a symbol
 (not alphanumeric), an underscore (outside the compact form), or a letter
 whose ``lower()`` and ``casefold()`` differ.
+
+``code_words`` is the same vocabulary for the other way in: a reward.json's
+keys and values, which pydantic's validation message quotes, so a reward
+file can name nearly any code (reward.parse reads the message's code).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hypothesis import strategies as st
+
+from conformance.shipped import oracle_module
 
 CODES = [
     "harbor_broker_connection_failed", "harbor_cancelled_error", "harbor_environment_start_timeout_error",
@@ -82,5 +88,34 @@ values = st.one_of(
     phrase(),
     st.text(max_size=30),
 )
+# Every code agent-challenge lists (in a fixed order: a seed draws the same inputs).
+LISTED_CODES = sorted(oracle_module("agent_challenge").LISTED_CODES)
+# Spellings that fire a rule from inside a longer text (a message), one per rule and then some: the compact
+# form's error names (any separators, since only letters and digits count), the keyword pairs, and a tab
+# that repr() writes as "\t", whose "t" completes "agent" + "timeout".
+RULE_WORDS = [
+    "CancelledError", "cancelled error", "canceled-error", "EnvironmentStartTimeoutError",
+    "environment start timeout error", "AgentTimeoutError", "agent_timeout_error", "agent\timeout error",
+    "VerifierTimeoutError", "verifier timeout error", "broker connection", "Broker lost its connection",
+    "connection refused", "connection reset", "missing", "MISSING", "empty", "parse", "malformed",
+    "submission code", "submission runtime", "harbor", "reward", "ok",
+]
+
+
+@st.composite
+def padded(draw: st.DrawFn, words: st.SearchStrategy[str]) -> str:
+    """A word between runs of filler: pydantic cuts a repr over 50 bytes to its first 25 and last 24,
+    which hides a word in the middle, or joins two halves into one."""
+    word = draw(words)
+    filler = draw(st.sampled_from(["x", " ", "-", "é"]))
+    return filler * draw(st.integers(0, 40)) + word + filler * draw(st.integers(0, 40))
+
+
+code_words = st.one_of(
+    st.sampled_from(RULE_WORDS),
+    st.sampled_from(LISTED_CODES),
+    padded(st.sampled_from(RULE_WORDS + LISTED_CODES)),
+)
+
 reason_inputs = st.builds(lambda value, attempt: {"value": value, "attempt_number": attempt},
                           values, st.integers(1, 5))

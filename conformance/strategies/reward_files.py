@@ -1,9 +1,12 @@
 """reward.parse: what a verifier leaves in its logs dir.
 
 reward.txt is whatever the test script echoed: every spelling ``float()``
-accepts or rejects. reward.json is a JSON document, well-formed or not, built
-from a tree so the generator controls each token's spelling (duplicate keys,
-``NaN``/``Infinity``, huge and tiny numbers, numeric strings).
+accepts or rejects, Unicode digits and whitespace by the oracle's own tables
+(:mod:`.unicode_text`). reward.json is a JSON document, well-formed or not,
+built from a tree so the generator controls each token's spelling (duplicate
+keys, ``NaN``/``Infinity``, huge and tiny numbers, numeric strings padded
+with the whitespace pydantic trims, keys and values naming agent-challenge's
+reason codes). Either file sometimes carries a byte order mark.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ import json
 
 from hypothesis import strategies as st
 
+from conformance.strategies.reasons import code_words
 from conformance.strategies.text_bytes import encoded, padding, whitespace
+from conformance.strategies.unicode_text import numeric_string, unicode_reward_text, with_bom
 
 DIGITS = "0123456789"
 # Unicode decimal digits float() accepts (Arabic-Indic, Devanagari, fullwidth,
@@ -81,6 +86,8 @@ reward_txt_text = st.one_of(
     st.tuples(whitespace, number_text, st.just("\n")).map("".join),
     long_text,
     st.text(max_size=8),
+    unicode_reward_text,
+    unicode_reward_text,
 )
 
 # Files that hold only whitespace: not empty to harbor (it checks the size), blank to strip().
@@ -90,6 +97,7 @@ reward_txt = st.one_of(
     encoded(reward_txt_text), encoded(reward_txt_text), BLANK,
     st.binary(max_size=12),
     st.just(b""),
+    with_bom(reward_txt_text),
 )
 
 # --- reward.json ----------------------------------------------------------
@@ -107,17 +115,23 @@ JSON_NUMBERS = st.one_of(
 BAD_NUMBERS = st.sampled_from(["01", "+1", ".5", "1.", "0x10", "1_0", "nan", "inf", "-", "1e", "--1", "١"])
 NUMERIC_STRINGS = st.sampled_from(["1", "0", "1.5", " 2 ", "1_0", "1__0", "_1", "1e3", "nan", "-inf", "Infinity",
                                    "-0", "", "true", "１", "0x1", "\xa01\u3000", "1 0", "0.1e-1"])
-KEYS = st.one_of(st.sampled_from(["reward", "accuracy", "pass", "a", "b", "", " ", "ü", "reward"]), st.text(max_size=4))
+KEYS = st.one_of(st.sampled_from(["reward", "accuracy", "pass", "a", "b", "", " ", "ü", "reward", "a.b"]),
+                 st.text(max_size=4), code_words)
 
 
 def _string(value: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     return st.tuples(value, st.booleans()).map(lambda pair: json.dumps(pair[0], ensure_ascii=pair[1]))
 
 
+# JSON strings whose escapes make a lone surrogate, which pydantic refuses to read as text.
+SURROGATE_STRINGS = st.sampled_from(['"\\ud800"', '"1\\udfff"', '"\\udc00 1"'])
+
 json_scalar = st.one_of(
     JSON_NUMBERS, JSON_NUMBERS, st.sampled_from(["-0.0", "-0", "-0e0", "-0.0e5"]),
-    _string(st.one_of(NUMERIC_STRINGS, st.text(max_size=6))),
+    _string(st.one_of(NUMERIC_STRINGS, st.text(max_size=6), numeric_string)),
+    _string(st.one_of(numeric_string, code_words)),
     st.sampled_from(["true", "false", "null"]),
+    SURROGATE_STRINGS,
 )
 
 
@@ -141,6 +155,7 @@ json_document = st.one_of(
     _object(json_scalar),
     _object(json_value),
     json_value,
+    _object(_string(st.one_of(numeric_string, code_words))),  # values pydantic must read, or quote
 )
 
 reward_json_text = st.one_of(
@@ -156,6 +171,7 @@ reward_json_text = st.one_of(
 reward_json = st.one_of(
     encoded(reward_json_text), encoded(reward_json_text), encoded(reward_json_text),
     st.binary(max_size=8), st.just(b""), BLANK,
+    with_bom(reward_json_text),
 )
 
 # Most verifiers write one file; some write both; a crashed one writes none.

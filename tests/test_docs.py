@@ -14,6 +14,7 @@ LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_relative_links_lead_to_files(page):
-    targets = [t for t in LINK.findall(page.read_text(encoding="utf-8")) if "://" not in t and not t.startswith("mailto:")]
+    links = LINK.findall(page.read_text(encoding="utf-8"))
+    targets = [t for t in links if "://" not in t and not t.startswith("mailto:")]
     missing = [t for t in targets if not (page.parent / t).exists()]
     assert missing == [], f"{page.name} links to {missing}"

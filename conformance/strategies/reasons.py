@@ -45,9 +45,9 @@ WORDS = ["reward", "missing", "empty", "parse", "malformed", "broker", "connecti
          "submission", "code", "runtime", "harbor", "agent", "timeout", "error", "cancelled", "canceled",
          "verifier", "environment", "start", "file", "at", "/jobs/x/verifier", "ok", "İ", "ＲＥＷＡＲＤ",
          "Straße", "ΟΔΟΣ", "ﬁle", "\u212aelvin"]
-RULE_WORDS = ["reward", "missing", "empty", "parse", "malformed", "broker", "connection", "refused", "reset",
-              "submission", "code", "runtime", "AgentTimeoutError", "CancelledError", "CanceledError",
-              "VerifierTimeoutError", "EnvironmentStartTimeoutError"]
+PHRASE_WORDS = ["reward", "missing", "empty", "parse", "malformed", "broker", "connection", "refused", "reset",
+                "submission", "code", "runtime", "AgentTimeoutError", "CancelledError", "CanceledError",
+                "VerifierTimeoutError", "EnvironmentStartTimeoutError"]
 # Characters classified differently by other runtimes: non-ASCII digits and letters, a combining mark, a symbol,
 # an underscore, letters whose lower() is not their casefold().
 MARKS = ["²", "٣", "é", "Ⅻ", "\u0301", "·", "_", "ß", "ς", "ﬁ"]
@@ -68,7 +68,7 @@ def marked(draw: st.DrawFn, word: str) -> str:
 def phrase(draw: st.DrawFn) -> str:
     # Three words in four are those the rules look for, so that pairs a rule needs meet often.
     vocabulary = st.integers(0, 3).flatmap(
-        lambda i: st.sampled_from(RULE_WORDS if i else WORDS + CODES[:4] + EXCEPTIONS)).flatmap(marked)
+        lambda i: st.sampled_from(PHRASE_WORDS if i else WORDS + CODES[:4] + EXCEPTIONS)).flatmap(marked)
     words = draw(st.lists(vocabulary, min_size=1, max_size=5))
     text = words[0]
     for word in words[1:]:

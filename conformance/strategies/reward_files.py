@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from conformance.strategies.reasons import code_words
 from conformance.strategies.text_bytes import encoded, padding, whitespace
 from conformance.strategies.unicode_text import numeric_string, unicode_reward_text, with_bom
+from conformance.strategies.weights import weighted
 
 DIGITS = "0123456789"
 # Unicode decimal digits float() accepts (Arabic-Indic, Devanagari, fullwidth,
@@ -79,25 +80,23 @@ long_text = st.one_of(
 
 SIGNED_ZEROS = st.sampled_from(["-0", "-0.0", "-0e0", "-0.", "-.0", "+0", "-0\n", "-0.000"])
 
-reward_txt_text = st.one_of(
-    st.tuples(padding, number_text, padding).map("".join),
-    st.tuples(padding, number_text, padding).map("".join),
-    SIGNED_ZEROS,
-    st.tuples(whitespace, number_text, st.just("\n")).map("".join),
-    long_text,
-    st.text(max_size=8),
-    unicode_reward_text,
-    unicode_reward_text,
+reward_txt_text = weighted(
+    (3, st.tuples(padding, number_text, padding).map("".join)),
+    (3, unicode_reward_text),
+    (1, SIGNED_ZEROS),
+    (1, st.tuples(whitespace, number_text, st.just("\n")).map("".join)),
+    (1, long_text),
+    (1, st.text(max_size=8)),
 )
 
 # Files that hold only whitespace: not empty to harbor (it checks the size), blank to strip().
 BLANK = st.sampled_from([b" ", b"\n", b"\r\n", b"\t", b"  \n", b"\x0b", b"\x0c", b"\xc2\xa0", b"\xe3\x80\x80", b"\x00"])
 
-reward_txt = st.one_of(
-    encoded(reward_txt_text), encoded(reward_txt_text), BLANK,
-    st.binary(max_size=12),
-    st.just(b""),
-    with_bom(reward_txt_text),
+# Six draws in seven are text a verifier could have written, so the rules for numbers are reached; the seventh
+# is a file no number is read from (blank, empty, not UTF-8) or one with a byte order mark.
+reward_txt = weighted(
+    (6, encoded(reward_txt_text)),
+    (1, st.one_of(BLANK, st.binary(max_size=12), st.just(b""), with_bom(reward_txt_text))),
 )
 
 # --- reward.json ----------------------------------------------------------
@@ -126,12 +125,17 @@ def _string(value: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 # JSON strings whose escapes make a lone surrogate, which pydantic refuses to read as text.
 SURROGATE_STRINGS = st.sampled_from(['"\\ud800"', '"1\\udfff"', '"\\udc00 1"'])
 
-json_scalar = st.one_of(
-    JSON_NUMBERS, JSON_NUMBERS, st.sampled_from(["-0.0", "-0", "-0e0", "-0.0e5"]),
-    _string(st.one_of(NUMERIC_STRINGS, st.text(max_size=6), numeric_string)),
-    _string(st.one_of(numeric_string, code_words)),
-    st.sampled_from(["true", "false", "null"]),
-    SURROGATE_STRINGS,
+# A value's chance follows how much of pydantic it reaches: numbers, then strings it must parse (the float
+# grammar's spellings with the padding either side trims or keeps, and its int fallback), then the rest.
+json_scalar = weighted(
+    (3, JSON_NUMBERS),
+    (1, st.sampled_from(["-0.0", "-0", "-0e0", "-0.0e5"])),
+    (2, _string(st.one_of(NUMERIC_STRINGS, st.text(max_size=6)))),
+    (3, _string(numeric_string)),
+    (2, _string(st.tuples(padding, number_text, padding).map("".join))),
+    (2, _string(code_words)),
+    (2, st.sampled_from(["true", "false", "null"])),
+    (1, SURROGATE_STRINGS),
 )
 
 
@@ -139,9 +143,9 @@ def _array(items: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     return st.lists(items, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]")
 
 
-def _object(values: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+def _object(values: st.SearchStrategy[str], min_size: int = 0) -> st.SearchStrategy[str]:
     # A list of pairs, not a dict: duplicate keys are drawn as often as real files have them.
-    pairs = st.lists(st.tuples(_string(KEYS), values), max_size=4)
+    pairs = st.lists(st.tuples(_string(KEYS), values), min_size=min_size, max_size=4)
     return pairs.map(lambda ps: "{" + ", ".join(f"{k}: {v}" for k, v in ps) + "}")
 
 
@@ -149,29 +153,44 @@ json_value = st.recursive(json_scalar, lambda inner: st.one_of(_array(inner), _o
 
 JSON_SPACE = st.sampled_from(["", "", " ", "\n", "\t", "\r\n", "  \n"])  # the whitespace JSON itself allows
 
-json_document = st.one_of(
-    _object(json_scalar),  # the usual shape: one flat object
-    _object(json_scalar),
-    _object(json_scalar),
-    _object(json_value),
-    json_value,
-    _object(_string(st.one_of(numeric_string, code_words))),  # values pydantic must read, or quote
+NOT_OBJECTS = st.sampled_from(["null", "[]", "[1]", "1", "1.5", '"1"', "true", '""'])  # the model refuses, or None
+# Values each coerced by another of pydantic's rules, and all of them valid, so that no error hides a coercion:
+# an int, a float, a bool, numeric strings its float grammar reads (trimmed, with underscores, inf and nan) and
+# ones only its int fallback reads. One object holds several, so one draw reaches several rules.
+VALID_STRINGS = st.sampled_from(["1", "0.5", " 2 ", "\u00a01\u3000", "1_0", "-0", "+1.5", "1e3", "inf", "-Infinity",
+                                 "nan", ".5", "1.", " 1_0 ", "0_1", "\t0-1 ", "1_0.00 ", "00_7", "0__1"])
+valid_value = st.one_of(
+    st.integers(-3, 3).map(str), st.sampled_from(["0.5", "-0.0", "1e400", "12345678901234567890", "NaN"]),
+    st.sampled_from(["true", "false"]), _string(VALID_STRINGS),
+)
+mixed_object = st.lists(st.tuples(st.sampled_from(["a", "b", "c", "reward", "d"]), valid_value),
+                        min_size=2, max_size=5).map(
+    lambda pairs: "{" + ", ".join(f'"{k}{i}": {v}' for i, (k, v) in enumerate(pairs)) + "}")
+# Hypothesis draws a choice's first option more often than the others (its simplest): flat objects come first.
+json_document = weighted(
+    (3, mixed_object),
+    (4, _object(json_scalar, min_size=1)),  # the usual shape: one flat object
+    (1, _object(json_scalar)),
+    (1, _object(json_value)),
+    (1, json_value),
+    (1, _object(_string(st.one_of(numeric_string, code_words)))),  # values pydantic must read, or quote
+    (1, NOT_OBJECTS),
 )
 
-reward_json_text = st.one_of(
-    st.tuples(JSON_SPACE, json_document, JSON_SPACE).map("".join),
-    st.tuples(JSON_SPACE, json_document, JSON_SPACE).map("".join),
-    st.tuples(JSON_SPACE, json_document, JSON_SPACE).map("".join),
+well_formed_json = st.tuples(JSON_SPACE, json_document, JSON_SPACE).map("".join)
+damaged_json = st.one_of(
     st.tuples(padding, json_document, padding).map("".join),  # whitespace JSON does not allow, BOM, NUL
     _object(BAD_NUMBERS),
     st.tuples(json_document, st.sampled_from([" x", ",", "}", "\n{}", "\x00"])).map("".join),  # trailing garbage
     st.text(max_size=6),
 )
+reward_json_text = weighted((3, well_formed_json), (1, damaged_json))
 
-reward_json = st.one_of(
-    encoded(reward_json_text), encoded(reward_json_text), encoded(reward_json_text),
-    st.binary(max_size=8), st.just(b""), BLANK,
-    with_bom(reward_json_text),
+# As for reward.txt: six draws in seven a JSON document (what pydantic makes of its values is most of the
+# surface), the seventh damaged, blank, not UTF-8 or with a byte order mark.
+reward_json = weighted(
+    (6, encoded(well_formed_json)),
+    (1, st.one_of(encoded(damaged_json), st.binary(max_size=8), st.just(b""), BLANK, with_bom(reward_json_text))),
 )
 
 # Most verifiers write one file; some write both; a crashed one writes none.

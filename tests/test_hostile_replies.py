@@ -48,7 +48,7 @@ from tests import hostile as hostile_harness
 from tests.report_lines import footer_line, header_line
 
 HOSTILE = Path(__file__).resolve().parent / "hostile_reply_candidate.py"
-GLOB = "reward.parse::txt-n*"  # five cases; the first one meets the attack
+GLOB = "reward.parse::txt-n*"  # a few cases; the first one (txt-nul-after-number) meets the attack
 
 
 def hostile(run: str = "ok", start: str = "ok") -> str:
@@ -220,7 +220,7 @@ def test_a_report_with_an_escaped_line_is_resumed(tmp_path, monkeypatch):
     data = whole_report(path, selected_ids())
     assert path.read_text(encoding="utf-8").splitlines()[1] == lines[1]  # kept as it was written
     assert data.records[0].candidate == OutputResult(output="\\ud800")
-    assert [r.outcome for r in data.records[1:]] == ["pass"] * 4
+    assert [r.outcome for r in data.records[1:]] == ["pass"] * (len(selected_ids()) - 1)
 
 
 # -- the handshake ------------------------------------------------------------------------

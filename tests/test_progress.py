@@ -37,18 +37,23 @@ def _recorded(candidate: str, report, *surfaces: str) -> Options:
     return Options(candidate=parse(candidate), oracle="recorded", surfaces=list(surfaces) or None)
 
 
-def test_each_record_is_shown_once_it_is_on_disk_and_before_the_run_ends(tmp_path):
+def _reward_parse_cases(corpus) -> int:
+    return sum(loaded.case.surface == "reward.parse" for loaded in corpus)
+
+
+def test_each_record_is_shown_once_it_is_on_disk_and_before_the_run_ends(tmp_path, corpus):
+    count = _reward_parse_cases(corpus)
     report = tmp_path / "r.jsonl"
     witness = Witness(report)
     certification.certify(_recorded("tests.wrong_candidates:empty_by_strip", report, "reward.parse"), report,
                           watcher=witness)
     kinds = [kind for kind, _, _ in witness.events]
     assert kinds[0] == "started" and kinds[-1] == "finished" and kinds.count("finished") == 1
-    assert witness.events[0][1] == 99  # the reward.parse cases
+    assert witness.events[0][1] == count  # the reward.parse cases
     cases = [(i, on_disk) for kind, i, on_disk in witness.events if kind == "case"]
-    assert len(cases) == 99
+    assert len(cases) == count
     # The n-th record shown is the n-th on disk: written (and flushed) first, shown at once.
-    assert [on_disk for _, on_disk in cases] == list(range(1, 100))
+    assert [on_disk for _, on_disk in cases] == list(range(1, count + 1))
 
 
 def test_the_watcher_is_told_the_run_ended_when_the_candidate_never_starts(tmp_path):
@@ -81,7 +86,7 @@ def test_the_live_display_prints_each_problem_and_goes_away(tmp_path):
     assert not stream._live_stack  # the display was stopped
 
 
-def test_a_broken_candidate_is_reported_once_not_for_every_remaining_case(tmp_path):
+def test_a_broken_candidate_is_reported_once_not_for_every_remaining_case(tmp_path, corpus):
     stream, text = _console(False)
     report = tmp_path / "r.jsonl"
     certification.certify(Options(candidate=parse("exec:sh -c 'read line; echo not json'"), oracle="recorded",
@@ -90,4 +95,4 @@ def test_a_broken_candidate_is_reported_once_not_for_every_remaining_case(tmp_pa
     lines = text.getvalue().splitlines()
     broken = [line for line in lines if line.startswith("BROKEN ")]
     assert len(broken) == 1 and "the remaining cases are recorded as broken" in broken[0]
-    assert "reward.parse: 99 case(s) done" in "\n".join(lines)
+    assert f"reward.parse: {_reward_parse_cases(corpus)} case(s) done" in "\n".join(lines)

@@ -38,6 +38,8 @@ EXPECTED = [
     ("reward.parse/python_tag.yaml", 7, "reward.parse::python-tag",
      "tag !!python/object/apply:os.system is not allowed in a case file"),
     ("reward.parse/alias.yaml", 10, "reward.parse::alias", "anchors and aliases (&name, *name) are not allowed"),
+    ("reward.parse/json_too_deep.yaml", 4, "reward.parse::json-too-deep",
+     "input.reward_json nests JSON 500 levels deep: out of scope from 500 levels on"),
     ("reward.parse/link_out.yaml", 1, None, "leads out of the corpus (through a symbolic link, to "),
     ("reward.nope/unknown_surface.yaml", 1, None, "unknown surface 'reward.nope'"),
     ("metric.compute/file_escape.yaml", 7, "metric.compute::file-escape",

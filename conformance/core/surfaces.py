@@ -29,6 +29,7 @@ from pydantic import (
     model_validator,
 )
 
+from conformance.core import scope
 from conformance.core.compare import NanPolicy
 from conformance.core.loading import import_object
 from conformance.core.registry import Registry
@@ -59,13 +60,19 @@ class Surface:
         return self.batch_size > 1 and not (self.alone and self.alone(value))
 
     def inputs(self) -> Any:
-        """The Hypothesis strategy of this surface's inputs (imports Hypothesis)."""
+        """The Hypothesis strategy of this surface's inputs (imports Hypothesis), within the suite's scope.
+
+        Whatever the named strategy draws, an input :func:`scope.out_of_scope`
+        leaves out never comes out of it (the shipped strategies draw none:
+        the filter is what guarantees it for every strategy).
+        """
         if self.strategy is None:
             raise LookupError(f"surface {self.name!r} declares no generator")
         from hypothesis.strategies import SearchStrategy
 
         found = import_object(self.strategy)
-        return found if isinstance(found, SearchStrategy) else found()
+        drawn: SearchStrategy[Any] = found if isinstance(found, SearchStrategy) else found()
+        return drawn.filter(scope.in_scope)
 
     def read_message(self, message: str) -> str | None:
         """What an exception's message means on this surface (its reason code); None where messages are not read."""

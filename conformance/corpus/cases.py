@@ -18,6 +18,9 @@ Every error names the file, the line and the case id. A case file is read
 only if it is a regular file of at most 2 MiB inside the corpus
 (:mod:`conformance.corpus.files`); its YAML may nest at most 64 levels deep
 and hold at most 100000 values (:mod:`conformance.corpus.yaml_values`).
+An input the suite leaves out (:func:`conformance.core.scope.out_of_scope`:
+a JSON file nested so deep that the interpreter decides the outcome) is an
+error too.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from packaging.version import Version
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from conformance import shipped
-from conformance.core import surfaces
+from conformance.core import scope, surfaces
 from conformance.core.compare import Result
 from conformance.corpus.files import FileProblem, read_case_file
 from conformance.corpus.yaml_values import AliasError, CaseLoader, LimitError, lint
@@ -230,6 +233,10 @@ def load_file(path: Path, data: bytes | None = None) -> tuple[list[LoadedCase], 
             for err in e.errors():
                 field = ".".join(str(part) for part in err["loc"]) or "input"
                 errors.append(CaseError(path, line, case.id, f"input.{field}: {err['msg']}"))
+        else:
+            left_out = scope.out_of_scope(case.input)
+            if left_out is not None:
+                errors.append(CaseError(path, line, case.id, left_out))
         loaded.append(LoadedCase(case, path, line))
     return loaded, errors
 

@@ -149,6 +149,8 @@ def _object(values: st.SearchStrategy[str], min_size: int = 0) -> st.SearchStrat
     return pairs.map(lambda ps: "{" + ", ".join(f"{k}: {v}" for k, v in ps) + "}")
 
 
+# At most four levels of arrays and objects (st.recursive extends its base log2(max_leaves) + 1 times), five
+# inside a document's object: far below scope.JSON_DEPTH_LIMIT, past which the interpreter, not harbor, decides.
 json_value = st.recursive(json_scalar, lambda inner: st.one_of(_array(inner), _object(inner)), max_leaves=8)
 
 JSON_SPACE = st.sampled_from(["", "", " ", "\n", "\t", "\r\n", "  \n"])  # the whitespace JSON itself allows

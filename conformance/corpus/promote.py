@@ -1,8 +1,10 @@
 """``conformance promote``: generated divergences in a report become YAML cases.
 
-Each finding carries its minimal input and the oracle's result, so the case is
-complete: the expectation is what the oracle did, not what the candidate did.
-Its id is derived from the input (``<surface>::gen-<sha256 prefix>``), so the
+Only divergences are promoted: a generated line whose candidate conformed,
+skipped the input or was given up on holds nothing to pin. Each finding
+carries its minimal input and the oracle's result, so the case is
+complete: the expectation is what the oracle did, not what the candidate
+did. Its id is derived from the input (``<surface>::gen-<sha256 prefix>``), so the
 same finding promoted twice is the same case, and ids already in the corpus
 are left alone. Cases are appended to ``cases/<surface>/generated.yaml`` and
 the file is checked after writing; a file that would not load is restored.
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from conformance import ORACLE_RELEASE
 from conformance.core import surfaces
-from conformance.core.outcomes import Outcome
+from conformance.core.outcomes import DIVERGING, Outcome
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.files import FileProblem, read_case_file
 from conformance.corpus.yaml_values import render, render_expect
@@ -23,6 +25,9 @@ from conformance.report.model import CaseLine, Header
 from conformance.report.reader import Report
 
 TARGET_FILE = "generated.yaml"
+# The outcomes of a divergence the candidate showed (an expected one included): a skip or a candidate given up
+# on showed none.
+PROMOTED = (DIVERGING - {Outcome.SKIP, Outcome.BROKEN}) | {Outcome.XFAIL}
 
 
 @dataclass(frozen=True)
@@ -66,8 +71,8 @@ def promote(report: Report, root: Path) -> list[Promoted]:
     pending: dict[str, list[str]] = {}
     done: list[Promoted] = []
     for record in report.records:
-        if not record.generated or record.outcome is Outcome.SKIP:
-            continue  # a skip (written as a finding by older reports) is no divergence to pin
+        if not record.generated or record.outcome not in PROMOTED:
+            continue  # a skip (written as a finding by older reports), a pass, an xpass: no divergence to pin
         if record.oracle is None:
             done.append(Promoted(record.id, None, "no oracle result to record"))
         elif record.id in known:

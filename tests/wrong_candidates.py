@@ -32,7 +32,7 @@ def _metric_with(aggregates: dict):
         kind = config.get("type", "mean")
         if kind in aggregates and config.get("kwargs", {}) == {}:
             return metrics.aggregate_reward_dicts(request["rewards"], kind, aggregates[kind])
-        return metrics.compute(request)
+        return reference.handlers["metric.compute"](request)  # a uv-script metric runs in its scripts' folder
 
     return compute
 

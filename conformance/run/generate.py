@@ -2,10 +2,16 @@
 
 Every input goes through :func:`runner.run_input`, like a case. An input on
 which the candidate does not conform raises a :class:`Divergence` whose type
-encodes the outcome and the set of mismatch classes. Hypothesis tells failures
+encodes the outcome and the most severe mismatch class. Hypothesis tells failures
 apart by exception type, so each kind of divergence is shrunk on its own and
 a shrink step that changes the kind does not count as the same failure: the
 minimal input keeps the mismatch class it was found with.
+
+A kind may hold several bugs. Findings of one kind are told apart by the
+shape of their inputs (:mod:`conformance.run.shapes`): later rounds take an
+input whose shape covers a known finding's as that finding, so they shrink
+toward other shapes, up to :data:`FINDINGS_PER_KIND` findings of a kind and
+:data:`FINDINGS_PER_SURFACE` in all.
 
 Profiles fix the budget and the search:
 
@@ -23,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -34,6 +41,7 @@ from conformance.core.compare import NanPolicy, most_severe
 from conformance.core.outcomes import Outcome
 from conformance.kit import wire
 from conformance.report.model import CaseLine, GeneratedLine, Generation
+from conformance.run import shapes
 from conformance.run.runner import Oracle, run_input
 
 
@@ -66,6 +74,16 @@ def describe(profile: Profile, seed: int, max_examples: int | None) -> Generatio
                       target_ulps=profile.target_ulps, hypothesis=hypothesis_version)
 
 
+# How many findings a generator keeps: of one kind (shapes apart), and on one surface.
+FINDINGS_PER_KIND = 3
+FINDINGS_PER_SURFACE = 10
+# No round starts once this many inputs per example of the budget have run (shrinking and re-runs included):
+# each finding's shrinking costs calls the budget does not count, and a candidate with many bugs has many.
+WORK_PER_EXAMPLE = 4
+# Outcomes that end the candidate's process (each costs a restart, a timeout its whole time limit): one each.
+ONE_PER_KIND = frozenset({Outcome.CRASH, Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR})
+
+
 def new_seed() -> int:
     return random.SystemRandom().randrange(2**32)
 
@@ -93,6 +111,11 @@ def kind_of(record: CaseLine) -> tuple[str, ...]:
     """
     main = most_severe(record.mismatches)
     return (record.outcome,) if main is None else (record.outcome, main.value)
+
+
+def kind_limit(kind: tuple[str, ...]) -> int:
+    """How many findings of ``kind`` a generator keeps."""
+    return 1 if kind[0] in ONE_PER_KIND else FINDINGS_PER_KIND
 
 
 def divergence_type(kind: tuple[str, ...]) -> type[Divergence]:
@@ -170,30 +193,52 @@ def generate(
     policy: NanPolicy | None = None,
     on_input: Callable[[str], None] = lambda surface: None,
 ) -> GenerationResult:
-    """Run one surface's generator; the shrunk findings are in the result, one per kind.
+    """Run one surface's generator; the shrunk findings are in the result, by kind and, within one, by shape.
 
     Hypothesis stops generating soon after its first failure, so one run would
     spend little of the budget when a bug shows early. The budget is spent in
-    rounds instead: each round treats the kinds already found as passing, so a
-    later round looks for other bugs; rounds end when one finds nothing new or
-    the examples drawn before each round's first failure use up the budget.
+    rounds instead: each round treats the findings already made as passing
+    (an input of a kind that has all its findings, or whose shape covers one
+    of its kind's findings), so a later round looks for other bugs. A finding
+    whose shape covers a later, smaller one's is dropped for it (the smaller
+    input explains it), but still counts toward the limits. Rounds end when
+    one finds nothing new, when :data:`FINDINGS_PER_SURFACE` findings have
+    been made, when the examples drawn before each round's first failure
+    use up the budget, or when :data:`WORK_PER_EXAMPLE` times the budget of
+    inputs have run.
     """
     if oracle.connection is None:
         raise ValueError("generated inputs need a live oracle")
     budget = max_examples if max_examples is not None else profile.max_examples
     result = GenerationResult(surface_name, profile.name, seed, budget)
-    found: dict[tuple[str, ...], CaseLine] = {}
+    found: dict[tuple[str, ...], list[tuple[shapes.Shape, CaseLine]]] = {}
+    made: dict[tuple[str, ...], int] = {}  # findings made of each kind, dropped ones included
     used, round_number = 0, 0
-    while used < budget and result.error is None:
+    while (used < budget and result.error is None and sum(made.values()) < FINDINGS_PER_SURFACE
+           and result.inputs_run < WORK_PER_EXAMPLE * budget):
+        known = {kind: [shape for shape, _ in kept] for kind, kept in found.items()}
+        full = {kind for kind, count in made.items() if count >= kind_limit(kind)}
         new, drawn = _round(surface_name, candidate, oracle, profile, _round_seed(seed, round_number),
-                            budget - used, policy, set(found), result, on_input)
-        found.update(new)
+                            budget - used, policy, known, full, result, on_input)
+        for kind in sorted(new):
+            if sum(made.values()) >= FINDINGS_PER_SURFACE:
+                break
+            shape, record = new[kind]
+            kept = [(other, earlier) for other, earlier in found.get(kind, []) if not shapes.covers(other, shape)]
+            found[kind] = [*kept, (shape, record)]
+            made[kind] = made.get(kind, 0) + 1
         used += drawn
         round_number += 1
         if not new:
             break
-    result.findings = [found[k] for k in sorted(found)]
+    result.findings = [record for kind in sorted(found) for _, record in found[kind]]
     return result
+
+
+def _as_finding(record: CaseLine, surface_name: str, value: Any) -> CaseLine:
+    """A divergence gets an id and keeps its input (the id hashes the input)."""
+    record.id, record.origin, record.input = finding_id(surface_name, value), "generated", wire.encode(value)
+    return record
 
 
 def _round_seed(seed: int, round_number: int) -> int:
@@ -204,16 +249,22 @@ def _round_seed(seed: int, round_number: int) -> int:
 
 def _round(
     surface_name: str, candidate: Connection, oracle: Oracle, profile: Profile, seed: int, budget: int,
-    policy: NanPolicy | None, known: set[tuple[str, ...]], result: GenerationResult,
-    on_input: Callable[[str], None],
-) -> tuple[dict[tuple[str, ...], CaseLine], int]:
-    """One Hypothesis run: the new kinds found (shrunk), and how many examples it drew before the first."""
+    policy: NanPolicy | None, known: dict[tuple[str, ...], list[shapes.Shape]], full: set[tuple[str, ...]],
+    result: GenerationResult, on_input: Callable[[str], None],
+) -> tuple[dict[tuple[str, ...], tuple[shapes.Shape, CaseLine]], int]:
+    """One Hypothesis run: a new finding of each kind it found (shrunk, with its shape), and how many examples it
+    drew before the first.
+
+    ``known``: the shapes of each kind's findings so far; an input whose shape covers one is no new finding.
+    ``full``: the kinds that have all the findings they may have.
+    """
     import hypothesis
     from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis.errors import HypothesisWarning
     from hypothesis.reporting import with_reporter
     from hypothesis.strategies import SearchStrategy
 
-    latest: dict[tuple[str, ...], CaseLine] = {}
+    latest: dict[tuple[str, ...], tuple[shapes.Shape, CaseLine]] = {}
     calls = 0
     drawn_before_first: int | None = None  # calls when the first new kind appeared
 
@@ -234,12 +285,13 @@ def _round(
             result.skip_reason = result.skip_reason or record.detail or "skipped"
             return
         kind = kind_of(record)
-        if kind in known:
-            return  # found and shrunk in an earlier round
-        # Only divergences get an id and keep their input (the id hashes the input).
-        record.id, record.origin, record.input = finding_id(surface_name, value), "generated", wire.encode(value)
+        if kind in full:
+            return  # as many findings of this kind as are kept
+        shape = shapes.shape_of(surface_name, value)
+        if any(shapes.covers(shape, seen) for seen in known.get(kind, ())):
+            return  # a finding of an earlier round, with something beside it
         # Hypothesis replays each minimal failing input last, so the last record of a kind is the minimal one.
-        latest[kind] = record
+        latest[kind] = shape, _as_finding(record, surface_name, value)
         if drawn_before_first is None:
             drawn_before_first = calls
         raise divergence_type(kind)(record.id)
@@ -261,7 +313,9 @@ def _round(
     test: Callable[[], None] = hypothesis.seed(seed)(configured(property_test))
     try:
         # findings go to the report, not to stdout
-        with with_reporter(lambda _message: None), _inputs_independent_of_imports():
+        with with_reporter(lambda _message: None), _inputs_independent_of_imports(), warnings.catch_warnings():
+            # The shrinker describes a strategy it cannot re-encode a value for, at any length: not for the console.
+            warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
             test()
     except BaseException as error:  # noqa: B036 - Hypothesis raises groups; anything else is reported
         if isinstance(error, KeyboardInterrupt):

@@ -1,0 +1,185 @@
+"""Several findings of one kind, told apart by the shape of their inputs."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from conformance.connection.connectors import connect
+from conformance.reference import candidate as reference
+from conformance.reference import reward_files
+from conformance.run import generate, shapes
+from tests.wrong_candidates import _metric_with, _naive_sum
+
+CI = generate.PROFILES["ci"]
+
+
+# -- candidates with two bugs of one mismatch class ---------------------------------------------------
+
+
+def _txt_int(verifier_dir: dict):
+    text = verifier_dir.get("reward_txt")
+    if verifier_dir.get("reward_json") is None and text is not None and text.isdigit() and len(text) < 16:
+        return {"reward": int(text)}  # bug A: "1" in reward.txt read as the int 1, where float() gives 1.0
+    return reward_files.parse(verifier_dir)
+
+
+def _json_ints_as_floats(verifier_dir: dict):
+    rewards = reward_files.parse(verifier_dir)
+    if verifier_dir.get("reward_json") is None or rewards is None:
+        return rewards
+    # bug B: an int in reward.json comes back a float, where pydantic keeps the int
+    return {key: float(value) if type(value) is int and abs(value) < 2**53 else value for key, value in rewards.items()}
+
+
+# Two bugs of mismatch class `type`: one in reading reward.txt, one in reading reward.json.
+txt_and_json_ints = reference.derive("txt-and-json-ints", **{
+    "reward.parse": lambda d: _json_ints_as_floats(d) if d.get("reward_json") is not None else _txt_int(d)})
+
+# Two bugs of mismatch class `ulp`, in two metrics: the mean through math.fsum, the sum left to right.
+mean_and_sum = reference.derive("mean-and-sum", **{"metric.compute": _metric_with({
+    "mean": lambda values: math.fsum(values) / len(values), "sum": _naive_sum})})
+
+
+def _findings_by_kind(result: generate.GenerationResult) -> dict[tuple[str, ...], list]:
+    found: dict[tuple[str, ...], list] = {}
+    for record in result.findings:
+        found.setdefault(generate.kind_of(record), []).append(record)
+    return found
+
+
+# -- shapes ------------------------------------------------------------------------------------------
+
+
+def _reward_dir(**files: bytes):
+    return shapes.shape_of("reward.parse", files)
+
+
+def test_a_file_is_its_token_class():
+    assert _reward_dir(reward_txt=b"-0") == _reward_dir(reward_txt=b"-0.0") == _reward_dir(reward_txt=b" 1e3\n")
+    assert _reward_dir(reward_txt=b"nan") == _reward_dir(reward_txt=b"-NaN\n") != _reward_dir(reward_txt=b"inf")
+    classes = {shapes.token_class(data) for data in (b"", b"\xff1", b" \n", b"1", b"nan", b"inf", b"x", b"[]")}
+    assert classes == {"empty", "undecodable", "blank", "number:float", "number:nan", "number:inf", "text",
+                       ("list", frozenset())}
+    # A JSON file is the shape of its value, its keys data: the name of a reward does not matter, its type does.
+    assert shapes.token_class(b'{"reward": 1}') == shapes.token_class(b'{"accuracy": 2, "a": 3}')
+    assert shapes.token_class(b'{"reward": 1}') != shapes.token_class(b'{"reward": 1.0}')
+    assert shapes.token_class(b'{"reward": true}') != shapes.token_class(b'{"reward": "1"}')
+    assert _reward_dir(reward_txt=b"1") != _reward_dir(reward_json=b"1") != _reward_dir(reward_txt=b"1",
+                                                                                         reward_json=b"1")
+
+
+def test_a_shape_keeps_field_names_tags_and_enumerated_values_and_drops_data():
+    def metric(value):
+        return shapes.shape_of("metric.compute", value)
+
+    # the model's field names and a registry metric's type are kept; reward names, values and list lengths are not
+    assert metric({"metric": {"type": "mean"}, "rewards": [{"reward": 0.5}] * 3}) == \
+        metric({"metric": {"type": "mean"}, "rewards": [{"accuracy": 1e16}, {"b": -0.0}]})
+    assert metric({"metric": {"type": "mean"}, "rewards": []}) != metric({"metric": {"type": "sum"}, "rewards": []})
+    assert metric({"metric": {"type": "mean"}, "rewards": [{"a": 1.0}]}) != \
+        metric({"metric": {"type": "mean"}, "rewards": [{"a": float("nan")}]})
+
+    def job(trial):
+        return shapes.shape_of("job.result", {"agents": [{"name": "nop"}], "tasks": [{"name": "a", "trials": [trial]}]})
+
+    # task and agent names are data; what a stage raises, and where, is an enumerated field
+    assert shapes.shape_of("job.result", {"agents": [{"name": "nop"}], "tasks": [{"name": "a", "trials": []}]}) == \
+        shapes.shape_of("job.result", {"agents": [{"name": "codex"}], "tasks": [{"name": "b", "trials": []}]})
+    assert job({"raises": "timeout"}) != job({"raises": "RuntimeError"})
+    assert job({"raises": "timeout", "raises_in": "agent"}) != job({"raises": "timeout", "raises_in": "verifier"})
+
+
+def test_a_shape_covers_the_shapes_it_holds_more_than():
+    txt = _reward_dir(reward_txt=b"-0")
+    both = _reward_dir(reward_txt=b"-0", reward_json=b'{"a": 1}')
+    assert shapes.covers(both, txt) and not shapes.covers(txt, both)
+    assert shapes.covers(txt, txt)
+    assert shapes.covers(shapes.token_class(b'{"a": 1, "b": 2.5}'), shapes.token_class(b'{"a": 1}'))
+    assert not shapes.covers(shapes.token_class(b'{"a": 2.5}'), shapes.token_class(b'{"a": 1}'))
+    assert shapes.covers(shapes.token_class(b"[1, [2.5], null]"), shapes.token_class(b"[[0.5], 7]"))
+
+    def metric(config, rewards):
+        return shapes.shape_of("metric.compute", {"metric": config, "rewards": rewards})
+
+    # more beside: covered; another tag, or a tag where there was none, takes another path: not covered
+    assert shapes.covers(metric({"type": "mean", "kwargs": {}}, [None, {"a": 1.0}]), metric({"type": "mean"}, [{}]))
+    assert not shapes.covers(metric({"type": "sum"}, [{"a": 1.0}]), metric({"type": "mean"}, [{"a": 1.0}]))
+    assert not shapes.covers(metric({"type": "sum"}, [{"a": 1.0}]), metric({}, [{"a": 1.0}]))
+
+
+def test_a_shape_is_bounded_in_depth():
+    deep: object = 1.0
+    for _ in range(50):
+        deep = [deep]
+    shape = shapes.shape_of("evsys.metric", {"metric": "avg", "task_rewards": deep})
+    assert shapes.DEEPER in repr(shape) and repr(shape).count("list") <= shapes.MAX_DEPTH
+
+
+# -- two bugs of one class, and one bug ----------------------------------------------------------------
+
+
+def test_two_bugs_of_one_mismatch_class_are_both_found(live_oracle):
+    result = generate.generate("reward.parse", connect("tests.test_distinct_findings:txt_and_json_ints"),
+                               live_oracle, profile=CI, seed=CI.fixed_seed)
+    types = _findings_by_kind(result)[("fail", "type")]
+    files = {tuple(sorted(record.decoded_input)) for record in types}
+    assert ("reward_txt",) in files and ("reward_json",) in files, [r.decoded_input for r in types]
+
+    result = generate.generate("metric.compute", connect("tests.test_distinct_findings:mean_and_sum"),
+                               live_oracle, profile=CI, seed=CI.fixed_seed)
+    ulps = _findings_by_kind(result)[("fail", "ulp")]
+    metrics = {record.decoded_input["metric"].get("type", "mean") for record in ulps}
+    assert metrics == {"mean", "sum"}, [r.decoded_input for r in ulps]
+
+
+def test_with_one_finding_per_kind_the_second_bug_stays_hidden(live_oracle, monkeypatch):
+    monkeypatch.setattr(generate, "FINDINGS_PER_KIND", 1)
+    result = generate.generate("metric.compute", connect("tests.test_distinct_findings:mean_and_sum"),
+                               live_oracle, profile=CI, seed=CI.fixed_seed)
+    assert len(_findings_by_kind(result)[("fail", "ulp")]) == 1
+
+
+@pytest.mark.parametrize("name", ["negative_zero_lost", "empty_by_strip", "txt_before_json"])
+def test_one_bug_gives_no_near_duplicates(live_oracle, name):
+    result = generate.generate("reward.parse", connect(f"tests.wrong_candidates:{name}"), live_oracle,
+                               profile=CI, seed=CI.fixed_seed)
+    assert result.findings and result.error is None
+    assert len(result.findings) <= generate.FINDINGS_PER_SURFACE
+    for kind, records in _findings_by_kind(result).items():
+        assert len(records) <= generate.kind_limit(kind)
+        found = [shapes.shape_of("reward.parse", record.decoded_input) for record in records]
+        for i, one in enumerate(found):
+            for j, other in enumerate(found):
+                assert i == j or not shapes.covers(one, other), (kind, [r.decoded_input for r in records])
+    if name == "negative_zero_lost":  # -0, -0.0, -0e0, " -0\n": one finding
+        (finding,) = result.findings
+        assert list(finding.decoded_input) == ["reward_txt"]
+    if name == "empty_by_strip":  # a blank reward.txt, a blank reward.json; not both files
+        assert sorted(tuple(r.decoded_input) for r in result.findings) == [("reward_json",), ("reward_txt",)]
+
+
+def test_the_limits_bound_the_findings_and_the_rounds(live_oracle, monkeypatch):
+    monkeypatch.setattr(generate, "FINDINGS_PER_KIND", 2)
+    monkeypatch.setattr(generate, "FINDINGS_PER_SURFACE", 3)
+    rounds = []
+    original = generate._round
+
+    def counted(*args, **kwargs):
+        rounds.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(generate, "_round", counted)
+    result = generate.generate("reward.parse", connect("tests.wrong_candidates:txt_before_json"), live_oracle,
+                               profile=CI, seed=CI.fixed_seed)
+    assert len(result.findings) == 3 and len(rounds) <= 3
+    assert all(len(records) <= 2 for records in _findings_by_kind(result).values())
+
+    # No round starts once the inputs run, shrinking included, reach WORK_PER_EXAMPLE times the budget.
+    monkeypatch.setattr(generate, "FINDINGS_PER_SURFACE", 10)
+    monkeypatch.setattr(generate, "WORK_PER_EXAMPLE", 1)
+    rounds.clear()
+    result = generate.generate("reward.parse", connect("tests.wrong_candidates:txt_before_json"), live_oracle,
+                               profile=CI, seed=CI.fixed_seed, max_examples=40)
+    assert len(rounds) == 1 and result.inputs_run >= 40 and result.findings

@@ -1,7 +1,8 @@
-"""Several findings of one kind, told apart by the shape of their inputs."""
+"""Several findings of one kind, told apart by the shape of their inputs; findings rid of redundant duplicate keys."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -9,13 +10,14 @@ import pytest
 from conformance.connection.connectors import connect
 from conformance.reference import candidate as reference
 from conformance.reference import reward_files
-from conformance.run import generate, shapes
+from conformance.run import generate, shapes, simplify
+from conformance.run.runner import run_input
 from tests.wrong_candidates import _metric_with, _naive_sum
 
 CI = generate.PROFILES["ci"]
 
 
-# -- candidates with two bugs of one mismatch class ---------------------------------------------------
+# -- candidates with two bugs of one mismatch class, and one whose bug needs a duplicate key -------------
 
 
 def _txt_int(verifier_dir: dict):
@@ -40,6 +42,26 @@ txt_and_json_ints = reference.derive("txt-and-json-ints", **{
 # Two bugs of mismatch class `ulp`, in two metrics: the mean through math.fsum, the sum left to right.
 mean_and_sum = reference.derive("mean-and-sum", **{"metric.compute": _metric_with({
     "mean": lambda values: math.fsum(values) / len(values), "sum": _naive_sum})})
+
+
+def _first_of_each_key(pairs: list) -> dict:
+    kept: dict = {}
+    for key, value in pairs:
+        kept.setdefault(key, value)
+    return kept
+
+
+def _first_duplicate_wins(verifier_dir: dict):
+    data = verifier_dir.get("reward_json")
+    try:
+        rewards = json.loads(data, object_pairs_hook=_first_of_each_key) if data else None
+    except ValueError:
+        rewards = None
+    return reward_files.parse(verifier_dir) if rewards is None else reward_files.validate_rewards(rewards)
+
+
+# A bug that only a duplicate key shows: the first occurrence is kept, where json.loads keeps the last.
+first_duplicate_wins = reference.derive("first-duplicate-wins", **{"reward.parse": _first_duplicate_wins})
 
 
 def _findings_by_kind(result: generate.GenerationResult) -> dict[tuple[str, ...], list]:
@@ -183,3 +205,60 @@ def test_the_limits_bound_the_findings_and_the_rounds(live_oracle, monkeypatch):
     result = generate.generate("reward.parse", connect("tests.wrong_candidates:txt_before_json"), live_oracle,
                                profile=CI, seed=CI.fixed_seed, max_examples=40)
     assert len(rounds) == 1 and result.inputs_run >= 40 and result.findings
+
+
+# -- duplicate keys ------------------------------------------------------------------------------------
+
+
+def test_removals_take_out_one_occurrence_of_a_duplicated_key():
+    assert list(simplify.removals(b'{"reward": 0, "reward": "1"}')) == [b'{"reward": "1"}', b'{"reward": 0}']
+    assert list(simplify.removals(b'[{"a":1,"b":2,"a":3}]')) == [b'[{"b":2,"a":3}]', b'[{"a":1,"b":2}]']
+    nested = b'{"x": {"y": 1, "y": [{"z": 2, "z": 3}]}, "x": 0}'
+    assert b'{"x": {"y": 1, "y": [{"z": 3}]}, "x": 0}' in list(simplify.removals(nested))
+    assert b'{"x": 0}' in list(simplify.removals(nested))
+    # keys are compared as JSON reads them: "\u0061" is "a"; a quote inside a key does not end it
+    assert list(simplify.removals(b' {"\\u0061": 1 ,\n "a":2 } ')) == [b' {"a":2 } ', b' {"\\u0061": 1 } ']
+    assert list(simplify.removals(b'{"\\"": 1, "\\"": 2}')) == [b'{"\\"": 2}', b'{"\\"": 1}']
+    for unread in (b'{"a": 1, "a": 2', b'\xff{"a": 1, "a": 2}', b'{"a": 1} {"a": 2}', b'{"a": 1, "b": 2}', b""):
+        assert list(simplify.removals(unread)) == []
+
+
+def test_every_json_file_of_an_input_is_simplified_in_turn():
+    step = {"reward_json": b'{"a": 1, "a": 2}'}
+    value = {"strategy": "mean", "steps": [step, {"reward_txt": b'{"a": 1, "a": 2}'}, step]}
+    smaller = list(simplify.without_duplicate_keys(value))
+    assert len(smaller) == 4  # two occurrences each in two reward.json files; reward.txt is not JSON
+    assert smaller[0]["steps"][0] == {"reward_json": b'{"a": 2}'} and smaller[0]["steps"][2] == step
+    assert value["steps"][0] == step  # the input itself is left as it was
+
+
+def _finding(surface: str, value, spec: str, live_oracle):
+    candidate = connect(spec)
+    record = generate._as_finding(run_input("x", surface, value, candidate, live_oracle), surface, value)
+    kind, shape = generate.kind_of(record), shapes.shape_of(surface, value)
+    result = generate.GenerationResult(surface, "ci", 0, 1)
+    return generate._simplified(record, kind, shape, candidate, live_oracle, None, result, lambda _: None), kind
+
+
+def test_a_finding_loses_the_duplicate_keys_it_diverges_without(live_oracle):
+    value = {"reward_json": b'{"reward": 0, "reward": 0, "reward": "1", "a": 1}'}
+    simplified, kind = _finding("reward.parse", value, "tests.wrong_candidates:json_verbatim", live_oracle)
+    assert simplified.decoded_input == {"reward_json": b'{"reward": "1", "a": 1}'}
+    assert generate.kind_of(simplified) == kind == ("fail", "type")
+    assert simplified.id == generate.finding_id("reward.parse", simplified.decoded_input) and simplified.generated
+
+
+def test_a_duplicate_key_the_divergence_needs_stays(live_oracle):
+    value = {"reward_json": b'{"reward": 0, "reward": 1, "reward": 1}'}
+    simplified, kind = _finding("reward.parse", value, "tests.test_distinct_findings:first_duplicate_wins",
+                                live_oracle)
+    assert kind == ("fail", "value")  # harbor keeps the last (1), the candidate the first (0)
+    assert simplified.decoded_input == {"reward_json": b'{"reward": 0, "reward": 1}'}
+
+
+def test_generated_findings_hold_no_redundant_duplicate_key(live_oracle):
+    # Seed 1 shrank json_verbatim's findings to {"reward": 0, "reward": 0, "reward": 0, "reward": "1"}.
+    result = generate.generate("reward.parse", connect("tests.wrong_candidates:json_verbatim"), live_oracle,
+                               profile=CI, seed=1)
+    files = [r.decoded_input["reward_json"] for r in result.findings if "reward_json" in r.decoded_input]
+    assert files and all(list(simplify.removals(data)) == [] for data in files), files

@@ -11,7 +11,8 @@ A kind may hold several bugs. Findings of one kind are told apart by the
 shape of their inputs (:mod:`conformance.run.shapes`): later rounds take an
 input whose shape covers a known finding's as that finding, so they shrink
 toward other shapes, up to :data:`FINDINGS_PER_KIND` findings of a kind and
-:data:`FINDINGS_PER_SURFACE` in all.
+:data:`FINDINGS_PER_SURFACE` in all. Each finding is then rid of the duplicate
+JSON keys the shrinker left in it (:mod:`conformance.run.simplify`).
 
 Profiles fix the budget and the search:
 
@@ -41,7 +42,7 @@ from conformance.core.compare import NanPolicy, most_severe
 from conformance.core.outcomes import Outcome
 from conformance.kit import wire
 from conformance.report.model import CaseLine, GeneratedLine, Generation
-from conformance.run import shapes
+from conformance.run import shapes, simplify
 from conformance.run.runner import Oracle, run_input
 
 
@@ -224,6 +225,7 @@ def generate(
             if sum(made.values()) >= FINDINGS_PER_SURFACE:
                 break
             shape, record = new[kind]
+            record = _simplified(record, kind, shape, candidate, oracle, policy, result, on_input)
             kept = [(other, earlier) for other, earlier in found.get(kind, []) if not shapes.covers(other, shape)]
             found[kind] = [*kept, (shape, record)]
             made[kind] = made.get(kind, 0) + 1
@@ -238,6 +240,31 @@ def generate(
 def _as_finding(record: CaseLine, surface_name: str, value: Any) -> CaseLine:
     """A divergence gets an id and keeps its input (the id hashes the input)."""
     record.id, record.origin, record.input = finding_id(surface_name, value), "generated", wire.encode(value)
+    return record
+
+
+def _simplified(
+    record: CaseLine, kind: tuple[str, ...], shape: shapes.Shape, candidate: Connection, oracle: Oracle,
+    policy: NanPolicy | None, result: GenerationResult, on_input: Callable[[str], None],
+) -> CaseLine:
+    """The finding with every duplicate JSON key removed that it diverges, of the same kind and shape, without."""
+    surface_name, tried = record.surface, set()
+    changed = True
+    while changed:
+        changed = False
+        for smaller in simplify.without_duplicate_keys(record.decoded_input):
+            key = finding_id(surface_name, smaller)
+            if key in tried:
+                continue
+            tried.add(key)
+            result.inputs_run += 1
+            again = run_input(f"{surface_name}::generated", surface_name, smaller, candidate, oracle, policy)
+            on_input(surface_name)
+            if again.outcome is Outcome.BROKEN:
+                return record
+            if kind_of(again) == kind and shapes.shape_of(surface_name, smaller) == shape:
+                record, changed = _as_finding(again, surface_name, smaller), True
+                break
     return record
 
 

@@ -7,11 +7,12 @@ imports the environment class by name (``EnvironmentConfig.import_path =
 
 Nothing of harbor's scoring is re-implemented: a trial is built with
 ``TrialConfig`` and run with ``Trial.create(...).run()``, as a Job does for
-each of its trials; the nop agent does
-nothing, and the environment only plays back what each trial's verifier
-leaves in its verifier dir (``reward.txt`` / ``reward.json`` bytes) or which
-exception its test script raises. Everything else (which Trial class runs,
-how steps are aggregated, what is recorded as an exception) is harbor's.
+each of its trials; the scripted agent does nothing (or raises where
+told), and the environment only plays back what each trial's verifier
+leaves in its verifier dir (``reward.txt`` / ``reward.json`` bytes) or
+which exception its test script raises. Everything else (which Trial class
+runs, how steps are aggregated, what is recorded as an exception) is
+harbor's.
 
 The pieces, for any surface that needs real trials:
 
@@ -36,6 +37,7 @@ import contextlib
 import itertools
 import json
 import logging
+import math
 import os
 import re
 import shlex
@@ -64,6 +66,8 @@ AGENT_IMPORT_PATH = f"{MODULE_NAME}:ScriptedAgent"
 # "raises_in": "environment" | "agent_setup" | "agent" | "verifier" (the default)}.
 # Absent / None reward keys write no file. "raises" makes that stage raise; raised by the verifier's
 # test script, no files are written; raised earlier, the verifier writes them if harbor still runs it.
+# A step of a multi-step trial: {"reward_txt", "reward_json", "raises" (its test script),
+# "agent_raises" (the agent's run in that step), "min_reward" (its task.toml threshold)}.
 Phase = dict[str, Any]
 
 
@@ -91,14 +95,15 @@ def raise_if_scripted(phase: Phase, stage: str) -> None:
         raise scripted_exception(phase["raises"])
 
 
+
 @dataclass
 class Script:
     """What each trial's environment plays back: per task folder, one entry per trial of that task.
 
     An entry is a phase (single-step task) or ``{"steps": [phase, ...]}``
-    (multi-step task: the n-th test-script run gets the n-th phase). The n-th
-    environment constructed for a task gets its n-th entry; with
-    ``n_concurrent_trials=1`` that is the job's trial order.
+    (multi-step task: the n-th step's agent run and test script get the n-th
+    phase). The n-th environment constructed for a task gets its n-th entry;
+    with ``n_concurrent_trials=1`` that is the job's trial order.
     """
 
     attempts: dict[Path, list[dict[str, Any]]]
@@ -172,7 +177,7 @@ class ScriptedEnvironment(BaseEnvironment):
     def __init__(self, *args: Any, script: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.attempt = _SCRIPTS[script].next_attempt(self.environment_dir.parent)
-        self._test_runs = 0
+        self._agent_runs = 0
 
     @staticmethod
     def type() -> str:
@@ -218,13 +223,21 @@ class ScriptedEnvironment(BaseEnvironment):
         host = self._host_dir(parent)
         return host / name if host is not None and name else None
 
-    def _next_phase(self) -> Phase:
-        steps = self.attempt.get("steps")
-        index = self._test_runs
-        self._test_runs += 1
-        if steps is None:
+    def _step(self) -> Phase:
+        """The phase of the step under way: each step runs the agent once, then its verifier."""
+        steps = self.attempt["steps"]
+        index = self._agent_runs - 1
+        return steps[index] if 0 <= index < len(steps) else {}
+
+    def agent_phase(self) -> Phase:
+        """What the agent's next run does: the trial's phase, or the next step's ``agent_raises``."""
+        self._agent_runs += 1
+        if self.attempt.get("steps") is None:
             return self.attempt
-        return steps[index] if index < len(steps) else {}
+        return {"raises": self._step().get("agent_raises"), "raises_in": "agent"}
+
+    def _verifier_phase(self) -> Phase:
+        return self.attempt if self.attempt.get("steps") is None else self._step()
 
     async def exec(self, command: str, cwd: Any = None, env: Any = None, timeout_sec: Any = None,
                    user: Any = None) -> ExecResult:
@@ -238,7 +251,7 @@ class ScriptedEnvironment(BaseEnvironment):
                     shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
         remove_mounted(command, self._host_path)
         if str(_ENV_PATHS.tests_dir / "test.") in command and not command.startswith("chmod "):
-            phase = self._next_phase()
+            phase = self._verifier_phase()
             raise_if_scripted(phase, "verifier")
             write_reward_files(self.trial_paths, phase, replace=False)
         return ExecResult(stdout="", stderr="", return_code=0)
@@ -278,11 +291,13 @@ class ScriptedAgent(BaseAgent):
         raise_if_scripted(environment.attempt, "agent_setup")
 
     async def run(self, instruction: str, environment: Any, context: Any) -> None:
+        # Once per trial, or once per step of a multi-step trial.
+        phase = environment.agent_phase()
         # What the agent leaves in the (mounted) verifier folder, before it ends as scripted.
-        left = environment.attempt.get("before_verifier")
+        left = phase.get("before_verifier")
         if left:
             write_reward_files(environment.trial_paths, left, replace=False)
-        raise_if_scripted(environment.attempt, "agent")
+        raise_if_scripted(phase, "agent")
 
 
 # -- tasks ------------------------------------------------------------------
@@ -300,11 +315,28 @@ def toml_string(text: str) -> str:
     return "".join(out)
 
 
-def write_task(root: Path, name: str, *, top_level: str = "", steps: Sequence[str] | None = None) -> Path:
+def toml_number(value: int | float) -> str:
+    """An int or float as a TOML number (``inf``, ``-inf``, ``nan`` as TOML spells them)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return repr(value)  # an int in decimal; a float's repr is a TOML float ("1e-07", "1e+16", "-0.0")
+
+
+def toml_value(value: Any) -> str:
+    """A number, or a table of numbers (an inline table, its keys quoted), as TOML."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{toml_string(k)} = {toml_number(v)}" for k, v in value.items()) + "}"
+    return toml_number(value)
+
+
+def write_task(root: Path, name: str, *, top_level: str = "", steps: Sequence[str] | None = None,
+               step_keys: Sequence[dict[str, Any]] | None = None) -> Path:
     """A task folder ``root/name``: task.toml (``top_level`` keys), tests/test.sh, instruction(s).
 
     With ``steps``, a multi-step task: one ``[[steps]]`` table and one
-    ``steps/<name>/instruction.md`` per step, in order.
+    ``steps/<name>/instruction.md`` per step, in order; ``step_keys`` gives
+    each step's table more keys (numbers or tables of numbers, e.g.
+    ``min_reward``).
     """
     task = root / name
     (task / "tests").mkdir(parents=True)
@@ -313,8 +345,9 @@ def write_task(root: Path, name: str, *, top_level: str = "", steps: Sequence[st
     if steps is None:
         (task / "instruction.md").write_text("do nothing\n")
     else:
-        for step in steps:
+        for i, step in enumerate(steps):
             toml += ["", "[[steps]]", f"name = {toml_string(step)}"]
+            toml += [f"{key} = {toml_value(value)}" for key, value in (step_keys[i] if step_keys else {}).items()]
             (task / "steps" / step).mkdir(parents=True)
             (task / "steps" / step / "instruction.md").write_text(f"step {step}\n")
     (task / "task.toml").write_text("\n".join(toml) + "\n")
@@ -421,24 +454,33 @@ def _exception_type(info: Any) -> str | None:
     return None if info is None else info.exception_type
 
 
-def one_trial(task_dir: Path, trials_dir: Path, environment: Any, *, agent: str = "nop") -> Any:
-    """The TrialConfig of one local task, as a Job would make it: no retries, agent ``agent``."""
-    from harbor.models.trial.config import AgentConfig, TaskConfig, TrialConfig
+def one_trial(task_dir: Path, trials_dir: Path, environment: Any, *, agent: str = "nop",
+              verifier_disabled: bool = False) -> Any:
+    """The TrialConfig of one local task, as a Job would make it: the scripted agent named ``agent``
+    (it does nothing, or raises where the script says so), the verifier disabled if asked."""
+    from harbor.models.trial.config import AgentConfig, TaskConfig, TrialConfig, VerifierConfig
 
-    return TrialConfig(task=TaskConfig(path=task_dir), trials_dir=trials_dir, agent=AgentConfig(name=agent),
-                       environment=environment)
+    return TrialConfig(task=TaskConfig(path=task_dir), trials_dir=trials_dir,
+                       agent=AgentConfig(import_path=AGENT_IMPORT_PATH, kwargs={"agent_name": agent}),
+                       environment=environment, verifier=VerifierConfig(disable=verifier_disabled))
 
 
 class MultiStepReward:
-    """multi_step.reward: one multi-step task, agent nop, through harbor's own Trial.create and run.
+    """multi_step.reward: one multi-step task through harbor's own Trial.create and run.
 
-    The trial runs on its own: a job around it would add the job's own
-    metrics over the trial's reward, whose failures are not this surface's.
+    The trial runs on its own, as a Job would run it (the scripted agent,
+    named ``nop``): a job around it would add the job's own metrics over the
+    trial's reward, whose failures are not this surface's.
 
-    Request: ``{"strategy": "final" | "mean" | None, "steps": [phase, ...]}``
-    (step i is named ``step-<i+1>``; None leaves ``multi_step_reward_strategy``
-    unset). Output: the trial's ``verifier_result`` and exception type, and
-    each step that ran, in order, from the in-memory TrialResult.
+    Request: ``{"strategy": "final" | "mean" | None, "steps": [phase, ...],
+    "verifier_disabled": bool}`` (step i is named ``step-<i+1>``; None leaves
+    ``multi_step_reward_strategy`` unset). A step's phase: its reward files,
+    ``raises`` (its test script raises: ``timeout`` or an exception class),
+    ``agent_raises`` (the agent's run in that step raises) and ``min_reward``
+    (written into the step's ``[[steps]]`` table). ``verifier_disabled`` is
+    the TrialConfig's ``verifier.disable``. Output: the trial's
+    ``verifier_result`` and exception type, and each step that ran, in order,
+    from the in-memory TrialResult.
     """
 
     TASK = "task"
@@ -449,12 +491,14 @@ class MultiStepReward:
     def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
         phases = list(request["steps"])
         names = [f"step-{i}" for i in range(1, len(phases) + 1)]
+        step_keys = [{"min_reward": p["min_reward"]} if p.get("min_reward") is not None else {} for p in phases]
         strategy = request.get("strategy")
         top_level = "" if strategy is None else f"multi_step_reward_strategy = {toml_string(strategy)}"
 
         def config_for(folder: Path, environment: Any) -> Any:
-            task_dir = write_task(folder / "tasks", self.TASK, top_level=top_level, steps=names)
-            return one_trial(task_dir, folder / "trials", environment)
+            task_dir = write_task(folder / "tasks", self.TASK, top_level=top_level, steps=names, step_keys=step_keys)
+            return one_trial(task_dir, folder / "trials", environment,
+                             verifier_disabled=bool(request.get("verifier_disabled")))
 
         trial = self.runner.run(config_for, lambda folder: Script({folder / "tasks" / self.TASK: [{"steps": phases}]}))
         return {

@@ -22,6 +22,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictBytes,
     StrictFloat,
     StrictInt,
@@ -210,12 +211,27 @@ class PassAtKInput(_Input):
     trials: list[Trial]
 
 
+# What a scripted stage raises: "timeout" (TimeoutError, which harbor renames by stage), a
+# built-in exception, or harbor's NonZeroAgentExitCodeError (its agent stage records it).
+Raised = Literal["timeout", "RuntimeError", "ValueError", "OSError", "NonZeroAgentExitCodeError"]
+# A step's min_reward: a float, or an int small enough that harbor's float of it is exact.
+Threshold = Annotated[StrictInt, Field(ge=-(2**53), le=2**53)] | StrictFloat
+
+
 class Step(_Input):
-    """One step of a multi-step trial: what its verifier leaves, or that its test script timed out."""
+    """One step of a multi-step trial: what its agent and its verifier do, and its reward threshold.
+
+    ``raises``: the step's test script raises (no files written);
+    ``agent_raises``: the agent's run in this step raises (the step is still
+    verified); ``min_reward``: the step's ``min_reward`` in task.toml, a
+    number (it gates the ``reward`` key) or a table of numbers by key.
+    """
 
     reward_txt: StrictBytes | None = None
     reward_json: StrictBytes | None = None
-    raises: Literal["timeout"] | None = None
+    raises: Raised | None = None
+    agent_raises: Raised | None = None
+    min_reward: Threshold | dict[StrictStr, Threshold] | None = None
 
 
 @surface(
@@ -229,19 +245,21 @@ class Step(_Input):
     batch_size=1,
 )
 class MultiStepInput(_Input):
-    """A multi-step task's ``multi_step_reward_strategy`` (None: unset) and its steps, in order."""
+    """A multi-step task's ``multi_step_reward_strategy`` (None: unset) and its steps, in order.
+
+    ``verifier_disabled``: the trial runs with ``verifier.disable`` (as
+    ``harbor run --disable-verification``).
+    """
 
     strategy: StrictStr | None = None
     steps: list[Step] = Field(min_length=1)
+    verifier_disabled: StrictBool = False
 
 
 # A task's folder name; harbor's task name is its folder's name.
 TaskName = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
 # A registry dataset's name: looked up as "<name>@<version>".
 DatasetName = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9._-]{1,64}$")]
-# What a scripted stage raises: "timeout" (TimeoutError, which harbor renames by stage), a
-# built-in exception, or harbor's NonZeroAgentExitCodeError (its agent stage records it).
-Raised = Literal["timeout", "RuntimeError", "ValueError", "OSError", "NonZeroAgentExitCodeError"]
 STAGES = ("environment", "agent_setup", "agent", "verifier")
 
 

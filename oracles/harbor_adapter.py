@@ -31,7 +31,10 @@ runs each against the releases that need it):
   their mounted folders, as a bind mount would (``remove_mounted`` in
   harbor_job.py), and reward.parse's reward files are written when the
   test script runs, not before ``verify()``, as a real test script writes
-  them (``_Sandbox`` below).
+  them (``_Sandbox`` below);
+* from 0.25.0, a trial hook event's ``trial_id`` is the trial's UUID: a
+  cancelled job's trials are found by ``event.config.trial_name``, which
+  every release has (harbor_job.py).
 """
 
 from __future__ import annotations

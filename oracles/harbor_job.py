@@ -44,7 +44,7 @@ import shlex
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,7 @@ AGENT_IMPORT_PATH = f"{MODULE_NAME}:ScriptedAgent"
 # "raises_in": "environment" | "agent_setup" | "agent" | "verifier" (the default)}.
 # Absent / None reward keys write no file. "raises" makes that stage raise; raised by the verifier's
 # test script, no files are written; raised earlier, the verifier writes them if harbor still runs it.
+# "raises": "interrupt" cancels the running job while that stage runs (see act_if_scripted).
 # A step of a multi-step trial: {"reward_txt", "reward_json", "raises" (its test script),
 # "agent_raises" (the agent's run in that step), "min_reward" (its task.toml threshold)}.
 Phase = dict[str, Any]
@@ -80,6 +81,8 @@ def scripted_exception(name: str) -> BaseException:
     message = "scripted failure"
     if name in ("timeout", "TimeoutError"):
         return TimeoutError(message)  # asyncio.TimeoutError is this class (3.11+)
+    if name == "CancelledError":
+        return asyncio.CancelledError(message)  # what a cancelled await raises (a BaseException)
     if name == "NonZeroAgentExitCodeError":
         from harbor.agents.installed.base import NonZeroAgentExitCodeError
 
@@ -95,6 +98,23 @@ def raise_if_scripted(phase: Phase, stage: str) -> None:
         raise scripted_exception(phase["raises"])
 
 
+INTERRUPT = "interrupt"
+
+
+async def act_if_scripted(phase: Phase, stage: str, script: Script) -> None:
+    """What ``stage`` does as scripted: raise, or (``interrupt``) have the job cancelled while it runs.
+
+    ``interrupt`` is what Ctrl-C does to a running job: asyncio cancels the
+    task that runs ``Job.run``, its TaskGroup cancels the trials, and this
+    stage's pending await is where the running trial receives CancelledError.
+    """
+    if phase.get("raises") == INTERRUPT and (phase.get("raises_in") or "verifier") == stage:
+        if script.interrupt is None:
+            raise RuntimeError("an interrupt is scripted, but nothing runs a job to cancel")
+        script.interrupt()
+        await asyncio.get_running_loop().create_future()  # never done: cancelled with the job
+    raise_if_scripted(phase, stage)
+
 
 @dataclass
 class Script:
@@ -103,11 +123,14 @@ class Script:
     An entry is a phase (single-step task) or ``{"steps": [phase, ...]}``
     (multi-step task: the n-th step's agent run and test script get the n-th
     phase). The n-th environment constructed for a task gets its n-th entry;
-    with ``n_concurrent_trials=1`` that is the job's trial order.
+    with ``n_concurrent_trials=1`` that is the job's trial order, a retried
+    trial's runs following each other.
     """
 
     attempts: dict[Path, list[dict[str, Any]]]
     _constructed: dict[Path, int] = field(default_factory=dict)
+    # Cancels the task running the job (a scripted ``interrupt``); set by whatever runs the job.
+    interrupt: Callable[[], Any] | None = None
 
     def __post_init__(self) -> None:
         self.attempts = {Path(task_dir).resolve(): entries for task_dir, entries in self.attempts.items()}
@@ -176,7 +199,8 @@ class ScriptedEnvironment(BaseEnvironment):
 
     def __init__(self, *args: Any, script: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.attempt = _SCRIPTS[script].next_attempt(self.environment_dir.parent)
+        self.script = _SCRIPTS[script]
+        self.attempt = self.script.next_attempt(self.environment_dir.parent)
         self._agent_runs = 0
 
     @staticmethod
@@ -191,7 +215,7 @@ class ScriptedEnvironment(BaseEnvironment):
         pass  # no Dockerfile: nothing is built
 
     async def start(self, force_build: bool) -> None:
-        raise_if_scripted(self.attempt, "environment")
+        await act_if_scripted(self.attempt, "environment", self.script)
 
     async def stop(self, delete: bool) -> None:
         pass
@@ -252,7 +276,7 @@ class ScriptedEnvironment(BaseEnvironment):
         remove_mounted(command, self._host_path)
         if str(_ENV_PATHS.tests_dir / "test.") in command and not command.startswith("chmod "):
             phase = self._verifier_phase()
-            raise_if_scripted(phase, "verifier")
+            await act_if_scripted(phase, "verifier", self.script)
             write_reward_files(self.trial_paths, phase, replace=False)
         return ExecResult(stdout="", stderr="", return_code=0)
 
@@ -288,7 +312,7 @@ class ScriptedAgent(BaseAgent):
         return "1.0.0"
 
     async def setup(self, environment: Any) -> None:
-        raise_if_scripted(environment.attempt, "agent_setup")
+        await act_if_scripted(environment.attempt, "agent_setup", environment.script)
 
     async def run(self, instruction: str, environment: Any, context: Any) -> None:
         # Once per trial, or once per step of a multi-step trial.
@@ -297,7 +321,7 @@ class ScriptedAgent(BaseAgent):
         left = phase.get("before_verifier")
         if left:
             write_reward_files(environment.trial_paths, left, replace=False)
-        raise_if_scripted(phase, "agent")
+        await act_if_scripted(phase, "agent", environment.script)
 
 
 # -- tasks ------------------------------------------------------------------
@@ -523,17 +547,22 @@ class JobResultSurface:
     """job.result: a whole job through harbor's ``Job.create(config).run()``.
 
     Request (see ``JobResultInput`` in conformance/core/surfaces.py): ``agents``
-    (name, model), ``n_attempts``, the job's ``metrics``, ad-hoc ``tasks`` and
-    registry ``datasets`` (name, metrics, tasks); a task is ``{name, trials:
-    [phase, ...]}``, its trials in the job's order (attempt, then agent).
+    (name, model), ``n_attempts``, ``retry`` (a retry policy), the job's
+    ``metrics``, ad-hoc ``tasks`` and registry ``datasets`` (name, metrics,
+    tasks); a task is ``{name, trials: [phase, ...]}``, its trials' runs in
+    the job's order (attempt, then agent; a retry right after its run).
 
     Datasets are served from a local registry.json (one entry each, version
     "1.0"), the way a registry lists them; task folders are
     ``tasks/<group>/<name>`` so two datasets may both hold a task "a". The job
-    runs with one trial at a time and no retries, its trials in harbor's own
-    order. Output: harbor's ``result.json`` as written, cut to its scoring
-    part, and each trial's ``result.json`` verifier result and exception type;
-    trial names (random) become ``trial-<i>``, their index in that order.
+    runs with one trial at a time, no retries unless the request has a
+    policy (then no wait between runs), its trials in harbor's own order.
+    Output: harbor's ``result.json`` as written, cut to its scoring part
+    (``n_retries`` only with a retry policy), and each trial's ``result.json``
+    verifier result and exception type; trial names (random) become
+    ``trial-<i>``, their index in that order. When a trial is cancelled,
+    ``Job.run`` raises CancelledError: the output is then the result.json as
+    last written and the trials that started, in the order they started.
     """
 
     VERSION = "1.0"
@@ -565,7 +594,7 @@ class JobResultSurface:
         ]))
         return JobConfig(
             job_name="job", jobs_dir=folder / "jobs", n_attempts=request.get("n_attempts", 1),
-            n_concurrent_trials=1, quiet=True, retry=RetryConfig(max_retries=0),
+            n_concurrent_trials=1, quiet=True, retry=self._retry(request.get("retry"), RetryConfig),
             agents=[AgentConfig(import_path=AGENT_IMPORT_PATH, model_name=a.get("model"),
                                 kwargs={"agent_name": a["name"]}) for a in request["agents"]],
             environment=environment,
@@ -576,21 +605,53 @@ class JobResultSurface:
         )
 
     @staticmethod
-    async def _run_job(config: Any) -> dict[str, Any]:
+    def _retry(retry: dict[str, Any] | None, retry_config: Any) -> Any:
+        """The job's RetryConfig: none without ``retry``; else its policy, with no wait between runs.
+
+        An ``exclude_exceptions`` left out (or null) keeps harbor's default set.
+        The wait (``min_wait_sec`` and up) is never part of what is written.
+        """
+        if retry is None:
+            return retry_config(max_retries=0)
+        policy = {key: retry[key] for key in ("max_retries", "include_exceptions", "exclude_exceptions")
+                  if retry.get(key) is not None}
+        return retry_config(**policy, min_wait_sec=0.0, max_wait_sec=0.0)
+
+    @staticmethod
+    async def _run_job(config: Any, with_retries: bool = False) -> dict[str, Any]:
         from harbor.job import Job
 
         job = await Job.create(config)
-        result = await job.run()
+        # Each trial's name, in the order the trials start (a retry starts its trial again).
+        started: dict[str, None] = {}
+
+        async def on_start(event: Any) -> None:
+            started.setdefault(event.config.trial_name, None)  # (trial_id is a UUID from 0.25.0 on)
+
+        job.on_trial_started(on_start)
+        task = asyncio.current_task()
+        assert task is not None
+        _SCRIPTS[config.environment.kwargs["script"]].interrupt = task.cancel
+        try:
+            result = await job.run()
+            finished = [trial.trial_name for trial in result.trial_results]
+        except asyncio.CancelledError:
+            # A cancelled trial makes Job.run raise once every trial left has run, or at once when the
+            # job itself is cancelled: what the job wrote is its result.json as last written, and the
+            # result.json of each trial that started.
+            if task.cancelling():
+                task.uncancel()
+            finished = list(started)
         job_dir = config.jobs_dir / config.job_name
-        names = {trial.trial_name: f"trial-{i}" for i, trial in enumerate(result.trial_results)}
+        names = {name: f"trial-{i}" for i, name in enumerate(finished)}
         written = json.loads((job_dir / "result.json").read_bytes(), object_pairs_hook=_KeepDuplicates(names))
         trials = []
-        for trial in result.trial_results:
-            on_disk = json.loads((job_dir / trial.trial_name / "result.json").read_bytes(),
+        for trial_name in finished:
+            on_disk = json.loads((job_dir / trial_name / "result.json").read_bytes(),
                                  object_pairs_hook=_KeepDuplicates(names))
             info = on_disk.get("exception_info")
             trials.append({
-                "trial": names[trial.trial_name],
+                "trial": names[trial_name],
                 "task_name": on_disk["task_name"],
                 "source": on_disk.get("source"),
                 "agent": on_disk["agent_info"]["name"],
@@ -598,20 +659,22 @@ class JobResultSurface:
                 "exception_type": None if info is None else info["exception_type"],
             })
         stats = written["stats"]
+        counts = ("n_completed_trials", "n_errored_trials", "n_cancelled_trials",
+                  *(("n_retries",) if with_retries else ()))
         return {
             "n_total_trials": written["n_total_trials"],
             "stats": {
-                "n_completed_trials": stats["n_completed_trials"],
-                "n_errored_trials": stats["n_errored_trials"],
-                "n_cancelled_trials": stats["n_cancelled_trials"],
+                **{count: stats[count] for count in counts},
                 "evals": {key: {field: ev[field] for field in _EVAL_FIELDS} for key, ev in stats["evals"].items()},
             },
             "trials": trials,
         }
 
     def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+        with_retries = request.get("retry") is not None
         return self.runner.run(lambda folder, env: self._config(request, folder, env),
-                               lambda folder: self._script(request, folder), self._run_job)
+                               lambda folder: self._script(request, folder),
+                               lambda config: self._run_job(config, with_retries))
 
     def read_after(self, request: dict[str, Any], read: Any) -> Any:
         """``read(path of the job's result.json)`` once the job has finished, failed, or been refused.
@@ -633,8 +696,14 @@ class JobResultSurface:
             from harbor.job import Job
 
             if config is not None:
+                task = asyncio.current_task()
+                assert task is not None
+                _SCRIPTS[config.environment.kwargs["script"]].interrupt = task.cancel
                 try:
                     await (await Job.create(config)).run()
+                except asyncio.CancelledError:  # a trial, or the job, was cancelled
+                    if task.cancelling():
+                        task.uncancel()
                 except Exception:  # the job failed; what it wrote so far is what is read
                     pass
             return read(folders[0] / "jobs" / "job" / "result.json")

@@ -68,3 +68,17 @@ def test_reward_parse_writes_the_files_when_the_test_script_runs(harbor, version
     assert _run(connection, "reward.parse", {"reward_json": b'{"a": 1}'}).value == {"a": 1}
     missing = _run(connection, "reward.parse", {})
     assert (missing.kind, missing.value) == ("raised", "RewardFileNotFoundError")
+
+
+@pytest.mark.parametrize("version", ["0.13.1", "0.25.0"])
+def test_a_cancelled_jobs_trials_are_found_by_name(harbor, version):
+    # 0.25.0's hook events carry the trial's UUID as trial_id; the trial's folder is named after its name.
+    interrupted = {"raises": "interrupt", "raises_in": "agent"}
+    job = {"agents": [{"name": "nop"}], "tasks": [{"name": "a", "trials": [{"reward_txt": b"1"}]},
+                                                  {"name": "b", "trials": [interrupted]},
+                                                  {"name": "c", "trials": [{"reward_txt": b"1"}]}]}
+    reply = _run(harbor(version), "job.result", job)
+    assert reply.kind == "output", f"harbor {version} raised {reply.value}: {reply.detail}"
+    assert [(t["task_name"], t["exception_type"]) for t in reply.value["trials"]] == [("a", None),
+                                                                                   ("b", "CancelledError")]
+    assert reply.value["stats"]["n_cancelled_trials"] == 1

@@ -109,3 +109,134 @@ def test_a_failing_metric_ends_the_job_with_an_exception_group(conn):
     reply = conn.run(next(_seq), SURFACE, wire.encode({"agents": [{"name": "nop"}], "tasks": [
         {"name": "a", "trials": [{"reward_json": b'{"reward": ' + huge + b"}"}]}]}))
     assert (reply.kind, reply.value) == ("raised", "ExceptionGroup")
+
+
+# -- retries and cancellation -------------------------------------------------------------
+#
+# Expectations from harbor's TrialQueue._execute_trial_with_retries (a run with exception_info runs again
+# while attempts remain and _should_retry_exception allows it: exclude_exceptions first, then a non-empty
+# include_exceptions; RetryConfig's default exclusions are AgentTimeoutError, VerifierTimeoutError and the
+# three reward-file errors), Job._remove_completed_attempt_for_retry (the retry's START takes the earlier
+# run out of the running stats, JobStats.remove_trial leaving emptied lists, and counts n_retries), and
+# from asyncio.TaskGroup (a child task that ends cancelled is skipped, the others go on; cancelling the
+# parent cancels every child still waiting), so Job.run raises CancelledError before its final pass.
+
+DEFAULT_EXCLUDED = {"AgentTimeoutError", "VerifierTimeoutError", "RewardFileNotFoundError",
+                    "RewardFileEmptyError", "VerifierOutputParseError"}
+
+
+def one_task(*runs, retry=None, agents=("nop",), **job):
+    request = {"agents": [{"name": a} for a in agents], "tasks": [{"name": "a", "trials": list(runs)}], **job}
+    if retry is not None:
+        request["retry"] = retry
+    return request
+
+
+def test_a_retry_takes_the_next_outcome_and_only_the_last_run_counts(conn):
+    out = output(conn, one_task({"raises": "RuntimeError"}, {"raises": "ValueError"}, txt("1"),
+                                retry={"max_retries": 2}))
+    assert out["stats"]["n_retries"] == 2
+    assert list(out["stats"]) == ["n_completed_trials", "n_errored_trials", "n_cancelled_trials", "n_retries",
+                                  "evals"]
+    assert (out["stats"]["n_completed_trials"], out["stats"]["n_errored_trials"]) == (1, 0)
+    assert [(t["verifier_result"], t["exception_type"]) for t in out["trials"]] == [({"rewards": {"reward": 1.0}},
+                                                                                      None)]
+    assert out["stats"]["evals"]["nop__adhoc"]["exception_stats"] == {}
+    # Out of retries: the last run's exception is the trial's.
+    out = output(conn, one_task({"raises": "RuntimeError"}, {"raises": "ValueError"}, retry={"max_retries": 1}))
+    assert [t["exception_type"] for t in out["trials"]] == ["ValueError"]
+    assert out["stats"]["n_retries"] == 1
+
+
+def test_without_a_retry_policy_stats_carry_no_n_retries(conn):
+    out = output(conn, one_task({"raises": "RuntimeError"}))
+    assert "n_retries" not in out["stats"]
+    assert out["trials"][0]["exception_type"] == "RuntimeError"
+
+
+@pytest.mark.parametrize("excluded", sorted(DEFAULT_EXCLUDED - {"RewardFileEmptyError", "VerifierOutputParseError"}))
+def test_the_default_exclusions_are_not_retried(conn, excluded):
+    run = {"AgentTimeoutError": {"raises": "timeout", "raises_in": "agent", **txt("1")},
+           "VerifierTimeoutError": {"raises": "timeout", "raises_in": "verifier"},
+           "RewardFileNotFoundError": {}}[excluded]
+    out = output(conn, one_task(run, txt("0"), retry={"max_retries": 1}))
+    assert out["stats"]["n_retries"] == 0
+    assert out["trials"][0]["exception_type"] == excluded
+    # exclude_exceptions [] excludes nothing: the same run is retried, and the retry's reward counts.
+    out = output(conn, one_task(run, txt("0"), retry={"max_retries": 1, "exclude_exceptions": []}))
+    assert out["stats"]["n_retries"] == 1
+    assert [(t["verifier_result"], t["exception_type"]) for t in out["trials"]] == [({"rewards": {"reward": 0.0}},
+                                                                                      None)]
+
+
+def test_other_stage_failures_are_retried_by_default(conn):
+    for run in ({"raises": "timeout", "raises_in": "environment"},
+                {"raises": "RuntimeError", "raises_in": "agent_setup"},
+                {"raises": "NonZeroAgentExitCodeError", "raises_in": "agent", **txt("1")}):
+        out = output(conn, one_task(run, txt("0.5"), retry={"max_retries": 1}))
+        assert out["stats"]["n_retries"] == 1, run
+        assert out["trials"][0]["verifier_result"] == {"rewards": {"reward": 0.5}}, run
+
+
+def test_include_exceptions(conn):
+    def retries(include):
+        return output(conn, one_task({"raises": "RuntimeError"}, txt("1"),
+                                     retry={"max_retries": 1, "include_exceptions": include}))["stats"]["n_retries"]
+
+    assert retries(["ValueError"]) == 0
+    assert retries(["RuntimeError"]) == 1
+    assert retries([]) == 1  # an empty list is no filter
+    # Exclusion wins: RewardFileNotFoundError stays excluded by default, included or not.
+    out = output(conn, one_task({}, txt("1"),
+                                retry={"max_retries": 1, "include_exceptions": ["RewardFileNotFoundError"]}))
+    assert out["stats"]["n_retries"] == 0
+
+
+def test_retries_run_right_after_the_failed_run(conn):
+    # Two agents: x's trial fails and is retried before y's trial starts, so y takes the third outcome.
+    out = output(conn, one_task({"raises": "OSError"}, txt("1"), txt("0"), agents=("x", "y"),
+                                retry={"max_retries": 1}))
+    assert [(t["agent"], t["verifier_result"]["rewards"]["reward"]) for t in out["trials"]] == [("x", 1.0), ("y", 0.0)]
+
+
+def test_a_cancelled_trial_lets_the_others_run_and_job_run_never_finishes(conn):
+    out = output(conn, {"agents": [{"name": "nop"}], "n_attempts": 2, "tasks": [
+        {"name": "a", "trials": [txt("1"), {"raises": "CancelledError", "raises_in": "verifier"}]},
+        {"name": "b", "trials": [txt("0"), txt("1")]}]})
+    assert [t["exception_type"] for t in out["trials"]] == [None, None, "CancelledError", None]
+    stats = out["stats"]
+    assert (stats["n_completed_trials"], stats["n_errored_trials"], stats["n_cancelled_trials"]) == (4, 1, 1)
+    # No final pass: pass@k is never computed (the same job without the cancellation has pass@2).
+    assert stats["evals"]["nop__adhoc"]["pass_at_k"] == {}
+    assert stats["evals"]["nop__adhoc"]["exception_stats"] == {"CancelledError": ["trial-2"]}
+
+
+def test_an_interrupted_job_starts_no_more_trials(conn):
+    out = output(conn, {"agents": [{"name": "nop"}], "tasks": [
+        {"name": "a", "trials": [txt("0.5")]},
+        {"name": "b", "trials": [{"raises": "interrupt", "raises_in": "agent", **txt("1")}]},
+        {"name": "c", "trials": [txt("1")]}]})
+    assert out["n_total_trials"] == 3
+    assert [(t["task_name"], t["exception_type"]) for t in out["trials"]] == [("a", None), ("b", "CancelledError")]
+    assert out["trials"][1]["verifier_result"] is None  # the verifier never ran
+    stats = out["stats"]
+    assert (stats["n_completed_trials"], stats["n_errored_trials"], stats["n_cancelled_trials"]) == (2, 1, 1)
+    assert stats["evals"]["nop__adhoc"]["metrics"] == [{"mean": 0.25}]  # the running mean over 0.5 and None
+
+
+def test_a_cancelled_trial_is_not_retried(conn):
+    out = output(conn, one_task({"raises": "CancelledError", "raises_in": "agent"}, txt("1"),
+                                retry={"max_retries": 2, "include_exceptions": ["CancelledError"],
+                                       "exclude_exceptions": []}))
+    assert out["stats"]["n_retries"] == 0
+    assert out["trials"][0]["exception_type"] == "CancelledError"
+
+
+def test_a_retry_leaves_emptied_lists_in_the_running_stats(conn):
+    out = output(conn, {"agents": [{"name": "nop"}], "retry": {"max_retries": 1, "exclude_exceptions": []}, "tasks": [
+        {"name": "a", "trials": [{"raises": "timeout", "raises_in": "agent", **txt("1")},
+                                 {"raises": "interrupt", "raises_in": "agent"}]}]})
+    evals = out["stats"]["evals"]["nop__adhoc"]
+    assert evals["reward_stats"] == {"reward": {"1.0": []}}
+    assert evals["exception_stats"] == {"AgentTimeoutError": [], "CancelledError": ["trial-0"]}
+    assert out["stats"]["n_retries"] == 1

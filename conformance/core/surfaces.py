@@ -261,6 +261,10 @@ TaskName = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}
 # A registry dataset's name: looked up as "<name>@<version>".
 DatasetName = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9._-]{1,64}$")]
 STAGES = ("environment", "agent_setup", "agent", "verifier")
+# What a job's trial stage may do besides: raise CancelledError itself, or be where the job is
+# interrupted (cancelled, as Ctrl-C cancels a running job) while it runs.
+TRIAL_RAISED = ("timeout", "RuntimeError", "ValueError", "OSError", "NonZeroAgentExitCodeError",
+                "CancelledError", "interrupt")
 
 
 class RewardFiles(_Input):
@@ -271,7 +275,11 @@ class RewardFiles(_Input):
 
 
 class TrialOutcome(_Input):
-    """One trial: what its verifier leaves, and which stage raises what (default stage: the verifier).
+    """One run of a trial: what its verifier leaves, and which stage raises what (default stage: the verifier).
+
+    ``raises: CancelledError``: the stage raises asyncio's CancelledError;
+    ``raises: interrupt``: the job is cancelled while the stage runs (what
+    Ctrl-C does), so the running trial gets CancelledError there.
 
     ``before_verifier``: reward files already in the verifier folder when the
     verifier starts (the agent wrote them). The verifier's test script writes
@@ -280,7 +288,7 @@ class TrialOutcome(_Input):
 
     reward_txt: StrictBytes | None = None
     reward_json: StrictBytes | None = None
-    raises: Raised | None = None
+    raises: Literal[TRIAL_RAISED] | None = None  # type: ignore[valid-type]
     raises_in: Literal[STAGES] | None = None  # type: ignore[valid-type]
     before_verifier: RewardFiles | None = None
 
@@ -301,6 +309,21 @@ class JobTask(_Input):
 class JobAgent(_Input):
     name: StrictStr
     model: StrictStr | None = None
+
+
+class JobRetry(_Input):
+    """The job's retry policy (harbor's RetryConfig, without its waits).
+
+    A run that ends with an exception runs again, up to ``max_retries`` more
+    times, unless its exception type is in ``exclude_exceptions`` (left out
+    or null: harbor's default, AgentTimeoutError, VerifierTimeoutError and
+    the three reward-file errors; ``[]``: none) or, when
+    ``include_exceptions`` is non-empty, not in it.
+    """
+
+    max_retries: StrictInt = Field(default=0, ge=0, le=3)
+    include_exceptions: list[StrictStr] | None = None
+    exclude_exceptions: list[StrictStr] | None = None
 
 
 class JobDataset(_Input):
@@ -324,10 +347,13 @@ class JobResultInput(_Input):
     """A whole job: agents, attempts, the job's metrics, ad-hoc tasks and registry datasets.
 
     ``scripts`` holds the files a ``uv-script`` metric names, as in metric.compute.
+    ``retry``: the job's retry policy; a task's outcomes then list its runs,
+    retries included, in the order they run.
     """
 
     agents: list[JobAgent] = Field(min_length=1, max_length=4)
     n_attempts: StrictInt = Field(default=1, ge=1, le=10)
+    retry: JobRetry | None = None
     metrics: list[Metric] = Field(default_factory=list)
     tasks: list[JobTask] = Field(default_factory=list)
     datasets: list[JobDataset] = Field(default_factory=list)
@@ -341,7 +367,7 @@ class JobResultInput(_Input):
         for dataset in self.datasets:
             if any(task.source is not None for task in dataset.tasks):
                 raise ValueError(f"dataset {dataset.name!r}: a dataset's tasks take its name as their source")
-        per_task = self.n_attempts * len(self.agents)
+        per_task = self.n_attempts * len(self.agents) * (1 + (self.retry.max_retries if self.retry else 0))
         for group in (self.tasks, *(d.tasks for d in self.datasets)):
             tasks = [t.name for t in group]
             if len(set(tasks)) != len(tasks):
@@ -349,7 +375,7 @@ class JobResultInput(_Input):
             for task in group:
                 if len(task.trials) > per_task:
                     raise ValueError(f"task {task.name!r} lists {len(task.trials)} trials; "
-                                     f"the job runs {per_task} (n_attempts x agents)")
+                                     f"the job runs at most {per_task} (n_attempts x agents x (1 + max_retries))")
         return self
 
 

@@ -129,10 +129,7 @@ TARGETS: dict[str, tuple[Target, ...]] = {
                   "DatasetConfig requires a name or a path, and a registry dataset has its name"),
         )),
         Target(JOB, "Job._evals_key_for_result"),
-        Target(JOB, "Job._refresh_metrics_for_eval", never=(
-            Never("if not rewards_list:", True,
-                  "called after the trial's rewards are added, or after a retry removes one; the "
-                  "job runs without retries"),)),
+        Target(JOB, "Job._refresh_metrics_for_eval"),
         Target(JOB, "Job._update_metric_display", never=(
             Never("if not self._metrics or event.result is None:", True,
                   "_resolve_metrics always holds the adhoc entry, and a trial's END event has its result"),
@@ -144,9 +141,6 @@ TARGETS: dict[str, tuple[Target, ...]] = {
         Target(JOB, "Job.run", start_at="combined_trial_results = self._existing_trial_results + trial_results"),
         Target(JOB_RESULT, "JobStats.format_agent_evals_key"),
         Target(JOB_RESULT, "JobStats.increment", never=(
-            Never('if trial_result.exception_info.exception_type == "CancelledError":', True,
-                  "a cancelled trial makes Job.run raise CancelledError: job.result has no cancelled "
-                  "trials to count"),
             Never("if n_input is not None:", True, _NO_TOKENS),
             Never("if n_cache is not None:", True, _NO_TOKENS),
             Never("if n_output is not None:", True, _NO_TOKENS),

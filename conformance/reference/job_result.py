@@ -28,6 +28,21 @@ What harbor does, written from its observed behaviour:
   values share a bucket (1 and 1.0, 0.0 and -0.0, the first one seen names
   it) and NaNs never do; keys are ``str(value)``. NaN and inf values are
   written as null.
+* Retries (``retry``): a trial whose run ends with an exception runs again,
+  up to ``max_retries`` more times, unless its exception type is excluded
+  (harbor's default set when ``exclude_exceptions`` is left out) or, with a
+  non-empty ``include_exceptions``, not included. Each run takes its task's
+  next outcome. When the retry starts, the earlier run is taken out of the
+  running stats (its names leave the buckets, the emptied lists stay) and
+  ``n_retries`` counts one; only a trial's first run updates the progress
+  line. The final stats count each trial's last run.
+* Cancellation: a stage that raises ``CancelledError`` records it on its
+  trial, which is not retried; the other trials still run, and ``Job.run``
+  then raises without its final pass, so the result.json is the one written
+  after the last trial. An ``interrupt`` cancels the job while the stage
+  runs (as Ctrl-C does): the trial records ``CancelledError`` and no later
+  trial starts. Either way the output is that result.json (running stats,
+  no pass@k) and the trials that started.
 """
 
 from __future__ import annotations
@@ -80,23 +95,20 @@ def model_name(model: str | None) -> str | None:
 
 
 def plan(request: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every trial of the job in order, with its outcome."""
+    """Every trial of the job in order (attempt, task, agent), with the task its runs take outcomes from."""
     groups = [(None, request.get("tasks") or [])]  # an ad-hoc task's source is its own
     groups += [(d["name"], d.get("tasks") or []) for d in request.get("datasets") or []]
     agents = request["agents"]
-    seen: dict[tuple[int, int], int] = {}
     trials: list[dict[str, Any]] = []
     for _ in range(request.get("n_attempts", 1)):
         for g, (source, tasks) in enumerate(groups):
             for t, task in enumerate(tasks):
                 for agent in agents:
-                    n = seen[g, t] = seen.get((g, t), -1) + 1
-                    outcomes = task.get("trials") or []
                     trials.append({
                         "trial": f"trial-{len(trials)}", "task_name": task["name"],
                         "source": source if g else task.get("source"),
                         "agent": agent["name"], "model": model_name(agent.get("model")),
-                        "outcome": outcomes[n] if n < len(outcomes) else {},
+                        "task": (g, t), "outcomes": task.get("trials") or [],
                     })
     return trials
 
@@ -145,15 +157,54 @@ def _new_eval() -> dict[str, Any]:
     return {"n_trials": 0, "n_errors": 0, "metrics": [], "pass_at_k": {}, "reward_stats": {}, "exception_stats": {}}
 
 
-def _written(n_total: int, trials: list[dict[str, Any]], evals: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """result.json as harbor writes it while the job runs (the parts a reader of it uses)."""
-    return _json({
-        "n_total_trials": n_total,
-        "stats": {"n_completed_trials": len(trials),
-                  "n_errored_trials": sum(t["exception_type"] is not None for t in trials),
-                  "n_cancelled_trials": 0,
-                  "evals": {key: {"metrics": list(stats["metrics"])} for key, stats in evals.items()}},
-    })
+class Stats:
+    """harbor's JobStats as trials are added and taken out again (a retry takes its earlier run out)."""
+
+    def __init__(self) -> None:
+        self.n_completed = 0
+        self.n_errored = 0
+        self.evals: dict[str, dict[str, Any]] = {}
+
+    def add(self, trial: dict[str, Any]) -> None:
+        self.n_completed += 1
+        stats = self.evals.setdefault(trial["key"], _new_eval())
+        if trial["rewards"] is not None:
+            stats["n_trials"] += 1
+            for name, value in trial["rewards"].items():
+                stats["reward_stats"].setdefault(name, {}).setdefault(value, []).append(trial["trial"])
+        if trial["exception_type"] is not None:
+            stats["exception_stats"].setdefault(trial["exception_type"], []).append(trial["trial"])
+            stats["n_errors"] += 1
+            self.n_errored += 1
+
+    def remove(self, trial: dict[str, Any]) -> None:
+        """Its counts go down; its name leaves each list it is in, and the lists stay, even empty."""
+        self.n_completed -= 1
+        stats = self.evals.setdefault(trial["key"], _new_eval())
+        if trial["rewards"] is not None:
+            stats["n_trials"] -= 1
+            for name, value in trial["rewards"].items():
+                names = stats["reward_stats"].get(name, {}).get(value, [])
+                if trial["trial"] in names:
+                    names.remove(trial["trial"])
+        if trial["exception_type"] is not None:
+            names = stats["exception_stats"].get(trial["exception_type"], [])
+            if trial["trial"] in names:
+                names.remove(trial["trial"])
+            stats["n_errors"] -= 1
+            self.n_errored -= 1
+
+    def document(self, n_total: int, n_cancelled: int, n_retries: int) -> dict[str, Any]:
+        """result.json's counts and evals (NaN and inf as null, reward values as keys in words)."""
+        evals = {key: {**stats, "reward_stats": {
+            name: distinct_keys([(str(value), list(names)) for value, names in buckets.items()])
+            for name, buckets in stats["reward_stats"].items()
+        }} for key, stats in self.evals.items()}
+        return _json({
+            "n_total_trials": n_total,
+            "stats": {"n_completed_trials": self.n_completed, "n_errored_trials": self.n_errored,
+                      "n_cancelled_trials": n_cancelled, "n_retries": n_retries, "evals": evals},
+        })
 
 
 class JobFailed(Exception):
@@ -167,14 +218,17 @@ class JobFailed(Exception):
 
 def compute(request: dict[str, Any]) -> dict[str, Any]:
     try:
-        return run(request)
+        done = run(request)
     except JobFailed as failed:
         raise failed.error from None
+    if request.get("retry") is None:
+        del done["stats"]["n_retries"]
+    return done
 
 
 def written_result(request: dict[str, Any]) -> dict[str, Any] | None:
     """The result.json the job leaves behind: the final one, the last one written before
-    it failed, or None when harbor refuses the job before it starts."""
+    it failed or was cancelled, or None when harbor refuses the job before it starts."""
     try:
         done = run(request)
     except JobFailed as failed:
@@ -182,6 +236,150 @@ def written_result(request: dict[str, Any]) -> dict[str, Any] | None:
     except Exception:
         return None
     return {key: done[key] for key in ("n_total_trials", "stats")}
+
+
+# Exception types a retry policy leaves alone when it names none to exclude.
+DEFAULT_EXCLUDED = frozenset({"AgentTimeoutError", "VerifierTimeoutError", "RewardFileNotFoundError",
+                              "RewardFileEmptyError", "VerifierOutputParseError"})
+CANCELLED = "CancelledError"
+INTERRUPT = "interrupt"
+
+
+def _retry_policy(retry: dict[str, Any] | None) -> tuple[int, Callable[[str], bool]]:
+    """How many more runs a trial may have, and whether an exception type is retried."""
+    if retry is None:
+        return 0, lambda _: False
+    include = retry.get("include_exceptions")
+    exclude = retry.get("exclude_exceptions")
+    excluded = DEFAULT_EXCLUDED if exclude is None else frozenset(exclude)
+    return retry.get("max_retries") or 0, lambda name: name not in excluded and (not include or name in include)
+
+
+def _cancels(outcome: dict[str, Any]) -> bool:
+    return outcome.get("raises") in (CANCELLED, INTERRUPT)
+
+
+class _Job:
+    """One job as harbor runs it: each trial's runs and the hooks around them, and what is written."""
+
+    def __init__(self, request: dict[str, Any]) -> None:
+        self.table = resolve_metrics(request)
+        self.trials = plan(request)
+        self.max_retries, self.retried = _retry_policy(request.get("retry"))
+        self.n_total = len(self.trials)
+        self.stats = Stats()
+        self.cancelled: set[str] = set()
+        self.n_retries = 0
+        self.live_rewards: dict[str, dict[str, Any]] = {}
+        self.previous: dict[str, dict[str, Any]] = {}  # each trial's last run
+        self.progressed: set[str] = set()
+        self.next_outcome: dict[tuple[int, int], int] = {}
+        self.written = self._write()  # Job.run writes result.json before the first trial
+
+    def _write(self) -> dict[str, Any]:
+        self.written = self.stats.document(self.n_total, len(self.cancelled), self.n_retries)
+        return self.written
+
+    def _failed(self, error: Exception) -> JobFailed:
+        return JobFailed(ExceptionGroup(ENDS_IN_TASK_GROUP, [error]), self.written)
+
+    def _refresh(self, key: str, dataset: str) -> None:
+        rewards = list(self.live_rewards.setdefault(key, {}).values())
+        if not rewards:
+            self.stats.evals[key]["metrics"] = []
+            return
+        # The table answers every name: one no dataset has (an ad-hoc task's own source) gets no metrics.
+        metrics = self.table.setdefault(dataset, [])
+        try:
+            self.stats.evals[key]["metrics"] = [metric(rewards) for metric in metrics]
+        except Exception as error:
+            raise self._failed(error) from None
+
+    def _outcome(self, trial: dict[str, Any]) -> dict[str, Any]:
+        n = self.next_outcome[trial["task"]] = self.next_outcome.get(trial["task"], -1) + 1
+        return trial["outcomes"][n] if n < len(trial["outcomes"]) else {}
+
+    def _start(self, name: str) -> None:
+        earlier = self.previous.pop(name, None)
+        if earlier is not None:  # a retry: the earlier run leaves the running stats
+            self.live_rewards[earlier["key"]].pop(name, None)
+            self.stats.remove(earlier)
+            self.cancelled.discard(name)
+            self.n_retries += 1
+            self._refresh(earlier["key"], earlier["dataset"])
+        self._write()
+
+    def _end(self, run: dict[str, Any]) -> None:
+        name, key = run["trial"], run["key"]
+        self.live_rewards.setdefault(key, {})[name] = run["rewards"]
+        self.stats.add(run)
+        self.previous[name] = run
+        if run["exception_type"] == CANCELLED:
+            self.cancelled.add(name)
+        self._refresh(key, run["dataset"])
+        self._write()
+        if name in self.progressed:
+            return
+        self.progressed.add(name)  # the progress line, once per trial (no first metric: an IndexError)
+        try:
+            _progress_line(self.table[run["dataset"]][0], list(self.live_rewards[key].values()))
+        except Exception as error:
+            raise self._failed(error) from None
+
+    def _run(self, trial: dict[str, Any]) -> dict[str, Any]:
+        """One run of a trial: its outcome, the hooks around it."""
+        self._start(trial["trial"])
+        outcome = self._outcome(trial)
+        run = {**trial, "dataset": trial["source"] or "adhoc"}
+        run["key"] = pass_at_k.evals_key(trial["agent"], trial["model"], run["dataset"])
+        if _cancels(outcome):
+            run["verifier_result"], run["exception_type"] = None, CANCELLED
+            self.cancelled.add(trial["trial"])  # the cancel hook writes result.json too
+            self._write()
+        else:
+            run["verifier_result"], run["exception_type"] = run_trial(outcome)
+        run["rewards"] = None if run["verifier_result"] is None else run["verifier_result"]["rewards"]
+        self._end(run)
+        run["interrupted"] = outcome.get("raises") == INTERRUPT
+        return run
+
+    def run(self) -> dict[str, Any]:
+        last: list[dict[str, Any]] = []
+        for trial in self.trials:
+            for attempt in range(self.max_retries + 1):
+                run = self._run(trial)
+                if run["exception_type"] is None or run["exception_type"] == CANCELLED:
+                    break
+                if attempt == self.max_retries or not self.retried(run["exception_type"]):
+                    break
+            last.append(run)
+            if run["interrupted"]:
+                break  # the job is cancelled: no trial starts after this one
+        if any(run["exception_type"] == CANCELLED for run in last):
+            # Job.run raises CancelledError: what is left is result.json as last written.
+            return {**self.written, "trials": _trials(last)}
+        return self._final(last)
+
+    def _final(self, runs: list[dict[str, Any]]) -> dict[str, Any]:
+        stats = Stats()
+        rewards_by_key: dict[str, list[Any]] = {}
+        datasets: dict[str, str] = {}
+        for run in runs:
+            stats.add(run)
+            rewards_by_key.setdefault(run["key"], []).append(run["rewards"])
+            datasets[run["key"]] = run["dataset"]
+        for key, rewards in rewards_by_key.items():
+            stats.evals[key]["metrics"] = [
+                metric(rewards) for metric in self.table.get(final_metrics_name(key, datasets[key]), [])
+            ]
+        for key, values in pass_at_k.compute({"trials": runs}).items():
+            stats.evals[key]["pass_at_k"] = values
+        return {**stats.document(self.n_total, len(self.cancelled), self.n_retries), "trials": _trials(runs)}
+
+
+def _trials(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    fields = ("trial", "task_name", "source", "agent", "verifier_result", "exception_type")
+    return [_json({field: run[field] for field in fields}) for run in runs]
 
 
 def run(request: dict[str, Any]) -> dict[str, Any]:
@@ -193,58 +391,4 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         validate_config(config)
     if not request.get("tasks") and not any(d.get("tasks") for d in request.get("datasets") or []):
         raise ValueError("Either datasets or tasks must be provided.")
-    table = resolve_metrics(request)
-    trials = plan(request)
-    evals: dict[str, dict[str, Any]] = {}
-    rewards_by_key: dict[str, list[Any]] = {}
-    datasets: dict[str, str] = {}
-    for i, trial in enumerate(trials):
-        verifier_result, exception_type = run_trial(trial["outcome"])
-        trial["verifier_result"], trial["exception_type"] = verifier_result, exception_type
-        trial["rewards"] = None if verifier_result is None else verifier_result["rewards"]
-        dataset = trial["source"] or "adhoc"
-        key = pass_at_k.evals_key(trial["agent"], trial["model"], dataset)
-        first_of_key = key not in evals
-        stats = evals.setdefault(key, _new_eval())
-        datasets[key] = dataset
-        if trial["rewards"] is not None:
-            stats["n_trials"] += 1
-            for name, value in trial["rewards"].items():
-                stats["reward_stats"].setdefault(name, {}).setdefault(value, []).append(trial["trial"])
-        if exception_type is not None:
-            stats["n_errors"] += 1
-            stats["exception_stats"].setdefault(exception_type, []).append(trial["trial"])
-        rewards_by_key.setdefault(key, []).append(trial["rewards"])
-        # The table answers every name: one no dataset has (an ad-hoc task's own source) gets no metrics.
-        metrics = table.setdefault(dataset, [])
-        try:  # the live refresh
-            stats["metrics"] = [metric(rewards_by_key[key]) for metric in metrics]
-        except Exception as error:
-            # On disk: what was written when this trial started, the job as it stood after the one before.
-            before = {k: v for k, v in evals.items() if not (k == key and first_of_key)}
-            raise JobFailed(
-                ExceptionGroup(ENDS_IN_TASK_GROUP, [error]), _written(len(trials), trials[:i], before)
-            ) from None
-        try:  # the progress line, once the trial's result is written (no first metric: an IndexError)
-            _progress_line(metrics[0], rewards_by_key[key])
-        except Exception as error:
-            raise JobFailed(
-                ExceptionGroup(ENDS_IN_TASK_GROUP, [error]), _written(len(trials), trials[:i + 1], evals)
-            ) from None
-    for key, rewards in rewards_by_key.items():
-        evals[key]["metrics"] = [metric(rewards) for metric in table.get(final_metrics_name(key, datasets[key]), [])]
-    for key, values in pass_at_k.compute({"trials": trials}).items():
-        evals[key]["pass_at_k"] = values
-    for stats in evals.values():
-        stats["reward_stats"] = {
-            name: distinct_keys([(str(value), names) for value, names in buckets.items()])
-            for name, buckets in stats["reward_stats"].items()
-        }
-    errored = sum(t["exception_type"] is not None for t in trials)
-    return _json({
-        "n_total_trials": len(trials),
-        "stats": {"n_completed_trials": len(trials), "n_errored_trials": errored, "n_cancelled_trials": 0,
-                  "evals": evals},
-        "trials": [{field: t[field] for field in ("trial", "task_name", "source", "agent", "verifier_result",
-                                                   "exception_type")} for t in trials],
-    })
+    return _Job(request).run()

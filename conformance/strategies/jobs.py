@@ -7,7 +7,11 @@ dataset (built-in types, sometimes an invalid one), and for each trial an
 outcome: mostly a binary reward so pass@k has something to count, then
 any reward, an odd verifier dir (as multi_step.reward draws its steps), a
 stage that raises, or reward files the agent leaves before the verifier
-runs; some ad-hoc tasks name a source of their own. A uv-script metric appears one time in twenty: it
+runs; some ad-hoc tasks name a source of their own. One outcome in twenty
+cancels: its stage raises CancelledError, or the job is interrupted there.
+One job in four has a retry policy (which exceptions it retries, up to two
+more runs); its tasks list more outcomes, raising ones more often, so that
+retries take the next ones. A uv-script metric appears one time in twenty: it
 runs after every trial, on both sides.
 """
 
@@ -41,10 +45,42 @@ planted = st.builds(
     st.one_of(st.sampled_from([b"1", b"0", b""]).map(lambda data: {"reward_txt": data}),
               st.sampled_from([b'{"reward": 1}', b'{"reward": 0.5}', b"[]"]).map(lambda data: {"reward_json": data})),
 )
+STAGES = ["environment", "agent_setup", "agent", "verifier"]
+# A trial cancelled: its stage raises CancelledError, or the job is interrupted (Ctrl-C) while it runs.
+cancelling = st.builds(lambda raised, stage, data: {"raises": raised, "raises_in": stage, "reward_txt": data},
+                       st.sampled_from(["CancelledError", "interrupt"]), st.sampled_from(STAGES),
+                       st.sampled_from([b"1", b"0"]))
+# What a retry policy decides on: exceptions it may retry (some after the verifier gave a reward: the
+# agent's exit code, retried by default, or its timeout), and errors it leaves alone by default.
+_RETRYABLE = {
+    "raises": st.builds(lambda raised, stage: {"raises": raised, "raises_in": stage, "reward_txt": b"1"},
+                        st.sampled_from(["RuntimeError", "ValueError", "OSError"]), st.sampled_from(STAGES)),
+    "scored": st.builds(lambda raised, data: {"raises": raised, "raises_in": "agent", **data},
+                        st.sampled_from(["NonZeroAgentExitCodeError", "NonZeroAgentExitCodeError", "timeout"]),
+                        st.sampled_from([{"reward_txt": b"1"}, {"reward_txt": b"0"},
+                                         {"reward_json": b'{"reward": 0, "x": 1}'}])),
+    "reward-file": st.sampled_from([{}, {"reward_txt": b""}]),
+}
+retryable = st.sampled_from(["raises", "raises", "scored", "scored", "reward-file"]).flatmap(_RETRYABLE.__getitem__)
 # one_of flattens nested one_ofs and weighs every branch alike: choose the kind explicitly.
-OUTCOME_KINDS = {"binary": binary, "good": good_step, "odd": odd_step, "raising": raising, "planted": planted}
-outcome = st.sampled_from(["binary", "binary", "binary", "good", "odd", "raising", "raising", "planted"]).flatmap(
+OUTCOME_KINDS = {"binary": binary, "good": good_step, "odd": odd_step, "raising": raising, "planted": planted,
+                 "cancelling": cancelling, "retryable": retryable}
+_KINDS = ["binary", "binary", "binary", "good", "odd", "raising", "raising", "planted"]
+# In forty outcomes: two cancelling, the rest by the kinds' weights.
+outcome = st.sampled_from(["cancelling"] * 2 + (_KINDS * 5)[2:]).flatmap(OUTCOME_KINDS.__getitem__)
+# Under a retry policy, a third of them raise something a retry may take, and three cancel (the
+# running stats a cancelled job leaves show what its retries took out).
+retry_outcome = st.sampled_from(["cancelling"] * 3 + ["retryable"] * 13 + (_KINDS * 3)[:24]).flatmap(
     OUTCOME_KINDS.__getitem__)
+EXCEPTION_LISTS = st.sampled_from([["RuntimeError"], ["ValueError", "OSError"], ["RewardFileNotFoundError"],
+                                   ["RuntimeError", "AgentTimeoutError"], []])
+retry_policy = st.builds(
+    lambda n, include, exclude: {"max_retries": n, **({"include_exceptions": include} if include is not None else {}),
+                                 **({"exclude_exceptions": exclude} if exclude is not None else {})},
+    st.sampled_from([1, 1, 2, 0]),
+    st.one_of(st.none(), st.none(), EXCEPTION_LISTS),
+    st.one_of(st.none(), st.none(), EXCEPTION_LISTS),
+)
 # An ad-hoc task's own source: mostly none; else "adhoc", "", or a name a dataset of the job may have.
 SOURCES = st.sampled_from([None] * 12 + ["adhoc", "", "terminal-bench", "ds", "swe"])
 
@@ -56,10 +92,10 @@ metrics = st.lists(metric, max_size=3).filter(lambda ms: sum(m.get("type") not i
                                                               for m in ms) <= 1)
 
 
-def _tasks(draw: st.DrawFn, n_trials: int, *, adhoc: bool = False) -> list:
+def _tasks(draw: st.DrawFn, n_trials: int, *, adhoc: bool = False, outcomes: st.SearchStrategy = outcome) -> list:
     # Distinct names drawn first: a unique_by filter would print the (large) outcome strategy on each retry.
     names = draw(st.lists(TASK_NAMES, max_size=3, unique=True))
-    tasks = [{"name": name, "trials": draw(st.lists(outcome, max_size=n_trials))} for name in names]
+    tasks = [{"name": name, "trials": draw(st.lists(outcomes, max_size=n_trials))} for name in names]
     for task in tasks if adhoc else []:
         source = draw(SOURCES)
         if source is not None:
@@ -72,14 +108,17 @@ def builtin_jobs(draw: st.DrawFn, adhoc_sources: bool = True) -> dict:
     agents = draw(st.lists(st.builds(lambda n, m: {"name": n, **({"model": m} if m is not None else {})},
                                      AGENT_NAMES, MODELS), min_size=1, max_size=2))
     n_attempts = draw(st.integers(1, 3))
-    n_trials = n_attempts * len(agents)
-    datasets = [{"name": name, "metrics": draw(metrics), "tasks": _tasks(draw, n_trials)}
+    retry = draw(retry_policy) if draw(st.integers(0, 3)) == 0 else None
+    # A task's outcomes are its runs: with retries, up to (1 + max_retries) per trial.
+    n_trials = n_attempts * len(agents) * (1 + (retry["max_retries"] if retry else 0))
+    outcomes = retry_outcome if retry else outcome
+    datasets = [{"name": name, "metrics": draw(metrics), "tasks": _tasks(draw, n_trials, outcomes=outcomes)}
                 for name in draw(st.lists(DATASET_NAMES, max_size=2, unique=True))]
-    job = {"agents": agents, "n_attempts": n_attempts, "metrics": draw(metrics),
-           "tasks": _tasks(draw, n_trials, adhoc=adhoc_sources),
+    job = {"agents": agents, "n_attempts": n_attempts, **({"retry": retry} if retry else {}), "metrics": draw(metrics),
+           "tasks": _tasks(draw, n_trials, adhoc=adhoc_sources, outcomes=outcomes),
            "datasets": datasets}
     if not job["tasks"] and not any(d["tasks"] for d in datasets):
-        job["tasks"] = [{"name": "a", "trials": draw(st.lists(outcome, min_size=1, max_size=n_trials))}]
+        job["tasks"] = [{"name": "a", "trials": draw(st.lists(outcomes, min_size=1, max_size=n_trials))}]
     return job
 
 
@@ -98,7 +137,24 @@ def _uv_script_jobs() -> st.SearchStrategy[dict]:
     )
 
 
-# one_of weighs distinct branches alike: a uv-script job one time in twenty.
+# A run that is retried, then a cancelled trial: the running stats the cancelled job leaves show what
+# the retry took out (emptied lists stay). The retried run fails with a reward (the agent's exit code or
+# timeout, after which the verifier still runs) or without one.
+retried_then_cancelled = st.builds(
+    lambda first, then, cancel, exclude, agents: {
+        "agents": agents, "retry": {"max_retries": 1, **exclude},
+        "tasks": [{"name": "a", "trials": [first, then, *([then] * (len(agents) - 1))]},
+                  {"name": "b", "trials": [cancel] * len(agents)}],
+    },
+    st.one_of(retryable, _RETRYABLE["scored"]),
+    st.one_of(binary, retryable),
+    cancelling,
+    st.sampled_from([{}, {"exclude_exceptions": []}]),
+    st.sampled_from([[{"name": "nop"}], [{"name": "a"}, {"name": "b", "model": "p/m"}]]),
+)
+
+# one_of weighs distinct branches alike: a uv-script job one time in twenty, a retried then cancelled one
+# one time in twenty.
 builtin_job_inputs = builtin_jobs()
 # Without an ad-hoc task's own source, for what reads the result.json a job leaves: a source no
 # dataset has fails the job on its progress line, and the result.json being written then is
@@ -106,4 +162,5 @@ builtin_job_inputs = builtin_jobs()
 # one thing. job.result itself only sees the ExceptionGroup, every time.
 jobs_without_own_sources = builtin_jobs(adhoc_sources=False)
 uv_script_jobs = st.deferred(_uv_script_jobs)  # one strategy, built on its first draw
-job_inputs = st.sampled_from(range(20)).flatmap(lambda i: uv_script_jobs if i == 19 else builtin_job_inputs)
+job_inputs = st.sampled_from(range(20)).flatmap(
+    lambda i: uv_script_jobs if i == 19 else retried_then_cancelled if i == 18 else builtin_job_inputs)

@@ -145,13 +145,14 @@ def test_one_txt_reward_runs_the_success_path_and_misses_the_empty_file(one_txt_
 def test_unreachable_declarations_point_at_if_lines_that_exist(spans, one_txt_reward):
     _, result = one_txt_reward
     declared = [(span, never) for span in spans.values() for never in span.target.never]
-    # Five that harbor's data flow never takes, nine the job pipeline never takes as job.result runs it.
-    assert len(declared) == 14
+    # Five that harbor's data flow never takes, nineteen the job pipeline never takes as job.result runs it.
+    assert len(declared) == 24
     assert {never.way for _, never in declared} == {True, False}
     for span, never in declared:
         lines = _source(span.target.file)
         # the anchor inside this target (the same text may stand in another function of the file)
-        (line,) = [n for n in range(span.first, span.last + 1) if never.anchor in lines[n - 1]]
+        (line,) = [n for n in range(span.first, span.last + 1) if oracle_coverage.holds_anchor(lines[n - 1],
+                                                                                                never.anchor)]
         assert lines[line - 1].strip().startswith(("if ", "elif ")) and never.reason
         (target,) = [t for t in result.targets if t.file == span.target.file and t.name == span.target.label]
         if not target.imported:
@@ -170,6 +171,13 @@ def test_unreachable_declarations_point_at_if_lines_that_exist(spans, one_txt_re
             # The False way: out of the test, anywhere but into its body.
             assert resolved.arcs and all(start == line and end != body for start, end in resolved.arcs)
     assert all(t.refuted == [] for t in result.targets)
+
+
+def test_an_indented_anchor_holds_its_own_depth_only():
+    lines = ("        if x in names:", "            if x in names:")
+    assert [oracle_coverage.holds_anchor(line, "if x in names:") for line in lines] == [True, True]
+    assert [oracle_coverage.holds_anchor(line, "        if x in names:") for line in lines] == [True, False]
+    assert [oracle_coverage.holds_anchor(line, "            if x in names:") for line in lines] == [False, True]
 
 
 def test_a_declared_unreachable_branch_that_runs_is_reported_not_hidden():

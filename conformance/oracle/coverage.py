@@ -43,7 +43,11 @@ class CoverageError(RunFailure):
 
 @dataclass(frozen=True)
 class Never:
-    """The ``if``/``while`` on the line holding ``anchor`` never evaluates to ``way``."""
+    """The ``if``/``while`` on the line holding ``anchor`` never evaluates to ``way``.
+
+    An anchor that starts with spaces is the start of its line, indentation
+    included: it tells apart two lines that differ only in how deep they are.
+    """
 
     anchor: str
     way: bool
@@ -72,6 +76,10 @@ JOB = "harbor/job.py"
 JOB_RESULT = "harbor/models/job/result.py"
 _NO_TOKENS = ("the suite's scripted agent reports no token counts or cost; they are not part of the "
               "job.result output")
+_CANCELLED_NOT_RETRIED = ("a cancelled run is never retried: CancelledError is no Exception and leaves "
+                          "TrialQueue's retry loop, so no earlier run taken out by a retry is a cancelled one")
+_RETRIED_RUN = ("the run a retry takes out ended with an exception (else it is not retried), and its END "
+                "added its name to its reward buckets and its exception's list, which nothing empties before")
 _REGISTRY_ONLY = ("job.result serves datasets from a registry.json only: a local dataset's tasks come in "
                   "directory-listing order, which is not deterministic")
 
@@ -106,6 +114,9 @@ TARGETS: dict[str, tuple[Target, ...]] = {
             Never("if not self.result.step_results:", True, _STEPS_NEVER_EMPTY),)),
         Target("harbor/trial/multi_step.py", "MultiStepTrial._aggregate_step_rewards", never=(
             Never("if not self.result.step_results:", True, _STEPS_NEVER_EMPTY),)),
+        # Which steps run: a failed step, or one below its min_reward, stops the rest.
+        Target("harbor/trial/multi_step.py", "MultiStepTrial._should_stop_after_step"),
+        Target("harbor/trial/multi_step.py", "MultiStepTrial._min_reward_failure"),
     ),
     "pass_at_k": (
         Target(PASS_AT_K, "compute_pass_at_k_by_evals"),
@@ -130,6 +141,10 @@ TARGETS: dict[str, tuple[Target, ...]] = {
         )),
         Target(JOB, "Job._evals_key_for_result"),
         Target(JOB, "Job._refresh_metrics_for_eval"),
+        # Retries: which exceptions are retried, and what a retry takes out of the running stats.
+        Target("harbor/trial/queue.py", "TrialQueue._should_retry_exception"),
+        Target(JOB, "Job._remove_completed_attempt_for_retry", never=(
+            Never("if self._is_cancelled_result(previous_result):", True, _CANCELLED_NOT_RETRIED),)),
         Target(JOB, "Job._update_metric_display", never=(
             Never("if not self._metrics or event.result is None:", True,
                   "_resolve_metrics always holds the adhoc entry, and a trial's END event has its result"),
@@ -146,6 +161,22 @@ TARGETS: dict[str, tuple[Target, ...]] = {
             Never("if n_output is not None:", True, _NO_TOKENS),
             Never("if cost is not None:", True, _NO_TOKENS),
         )),
+        Target(JOB_RESULT, "JobStats.remove_trial", never=(
+            # Only a retry's start removes a run (update_trial's own removal never runs, below): the run
+            # it removes ended with an exception, and its END added its name to its lists.
+            Never("if trial_result.exception_info is not None:", False, _RETRIED_RUN),
+            Never("                if trial_result.trial_name in trial_list:", False, _RETRIED_RUN),
+            Never("            if trial_result.trial_name in trial_list:", False, _RETRIED_RUN),
+            Never('if exception_type == "CancelledError":', True, _CANCELLED_NOT_RETRIED),
+            Never("if n_input is not None and self.n_input_tokens is not None:", True, _NO_TOKENS),
+            Never("if n_cache is not None and self.n_cache_tokens is not None:", True, _NO_TOKENS),
+            Never("if n_output is not None and self.n_output_tokens is not None:", True, _NO_TOKENS),
+            Never("if cost is not None and self.cost_usd is not None:", True, _NO_TOKENS),
+        )),
+        Target(JOB_RESULT, "JobStats.update_trial", never=(
+            Never("if previous_result is not None:", True,
+                  "Job._on_trial_completed passes the trial's previous run, which the retry's start "
+                  "(Job._remove_completed_attempt_for_retry) has already popped and removed"),)),
     ),
 }
 
@@ -210,8 +241,13 @@ def _site(env: oracle_env.OracleEnv) -> Path:
     return env.package_dir("harbor").resolve().parent
 
 
+def holds_anchor(line: str, anchor: str) -> bool:
+    """Whether ``line`` holds ``anchor``: anywhere, or for an indented anchor, at its start."""
+    return line.startswith(anchor) if anchor[:1].isspace() else anchor in line
+
+
 def _line_holding(source: tuple[str, ...], first: int, last: int, anchor: str, where: str) -> int:
-    found = [n for n in range(first, last + 1) if anchor in source[n - 1]]
+    found = [n for n in range(first, last + 1) if holds_anchor(source[n - 1], anchor)]
     if len(found) != 1:
         raise CoverageError(f"{where}: `{anchor}` is on {len(found)} lines of {first}-{last}, not exactly one")
     return found[0]

@@ -32,8 +32,8 @@ MUTANTS = [
     _m("reward-buckets-by-text", 'stats["reward_stats"].setdefault(name, {}).setdefault(value, [])',
        'stats["reward_stats"].setdefault(name, {}).setdefault(str(value), [])',
        "reward_stats buckets keyed by the value's text: 1 and 1.0, 0.0 and -0.0 apart, NaNs together"),
-    _m("reward-bucket-keys-repr", "name: distinct_keys([(str(value), names) for value, names in buckets.items()])",
-       "name: distinct_keys([(repr(value), names) for value, names in buckets.items()])",
+    _m("reward-bucket-keys-repr", "distinct_keys([(str(value), list(names))",
+       "distinct_keys([(repr(value), list(names))",
        "reward_stats keys written with repr() instead of str()",
        equivalent="rewards are ints and floats only (bools become floats), and on those repr() and str() "
                   "give the same text"),

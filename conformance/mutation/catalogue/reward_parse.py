@@ -69,7 +69,10 @@ MUTANTS = [
     _m("first-bad-value-only", "reward_files", "        errors.extend(found)", "        errors = errors or found",
        "only the first bad value reported, where pydantic lists every one in its message"),
     _m("one-error-per-value", "reward_files", "        errors.extend(found)", "        errors.extend(found[:1])",
-       "one error per bad value, where pydantic lists one per member of the float | int union"),
+       "one error per bad value, where pydantic lists one per member of the float | int union",
+       equivalent="the message is only read for its reason code, and the int member's line adds nothing the "
+                  "rules look for: the same key and value are quoted in the float member's line, which already "
+                  "says 'parse' whenever the int line does"),
     _m("bool-as-int", "pydantic_float", "if isinstance(value, bool):\n        return float(value), []",
        "if isinstance(value, bool):\n        return int(value), []",
        "true and false coerced to 1 and 0 (pydantic's float | int makes them 1.0 and 0.0)"),
@@ -113,7 +116,9 @@ MUTANTS = [
     _m("leading-underscores-not-dropped", "pydantic_float", 'if char in "0_":', 'if char == "0":',
        "underscores among a numeric string's leading zeros not dropped by the int parse"),
     _m("surrogates-parsed", "pydantic_float", "if _SURROGATE.search(value):", "if _SURROGATE.fullmatch(value):",
-       "a string holding a lone surrogate among other characters parsed like any other"),
+       "a string holding a lone surrogate among other characters parsed like any other",
+       equivalent="no number holds a surrogate, so the string fails both grammars; either way the result is a "
+                  "ValidationError whose message says 'parse' under the 'rewards' location, the same reason code"),
     _m("message-values-uncut", "pydantic_float", "    if len(data) <= 50:\n        return text\n",
        "    return text\n",
        "the bad value quoted whole in the validation message, where pydantic keeps its first 25 and last 24 bytes"),

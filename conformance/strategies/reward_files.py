@@ -96,7 +96,7 @@ BLANK = st.sampled_from([b" ", b"\n", b"\r\n", b"\t", b"  \n", b"\x0b", b"\x0c",
 # is a file no number is read from (blank, empty, not UTF-8) or one with a byte order mark.
 reward_txt = weighted(
     (6, encoded(reward_txt_text)),
-    (1, st.one_of(BLANK, st.binary(max_size=12), st.just(b""), with_bom(reward_txt_text))),
+    (1, st.one_of(st.just(b""), BLANK, st.binary(max_size=12), with_bom(reward_txt_text))),
 )
 
 # --- reward.json ----------------------------------------------------------
@@ -192,7 +192,7 @@ reward_json_text = weighted((3, well_formed_json), (1, damaged_json))
 # surface), the seventh damaged, blank, not UTF-8 or with a byte order mark.
 reward_json = weighted(
     (6, encoded(well_formed_json)),
-    (1, st.one_of(encoded(damaged_json), st.binary(max_size=8), st.just(b""), BLANK, with_bom(reward_json_text))),
+    (1, st.one_of(st.just(b""), encoded(damaged_json), st.binary(max_size=8), BLANK, with_bom(reward_json_text))),
 )
 
 # Most verifiers write one file; some write both; a crashed one writes none.

@@ -2,12 +2,19 @@
 
 Rewards arrive here as harbor's VerifierResult leaves them: ``float`` or
 ``int`` values, never bools (pydantic has already turned ``true`` into 1.0;
-the reward.parse generator covers that step).
+the reward.parse generator covers that step). Each built-in metric meets the
+reward lists that tell its plausible reimplementations apart, besides the
+everyday ones: ``sum`` and ``mean`` the lists whose sum depends on how it is
+added (cancellation, overflow, ints past 2**53 or across the C long), ``min``
+and ``max`` the lists of ties (1 and 1.0, 0.0 and -0.0) with a NaN in any
+place. Such a list is often one of several reward keys, each aggregated on its
+own, so one input holds several chances to tell an implementation apart.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -39,10 +46,19 @@ def _same_key_rewards(key: str) -> st.SearchStrategy[list]:
                               reward_value.map(lambda v: {key: v})), max_size=12)
 
 
+# The everyday lists: one key everywhere or several, null trials and empty dicts, any value.
+everyday = st.one_of(
+    KEYS.flatmap(_same_key_rewards),
+    st.lists(st.one_of(st.none(), reward_dict), max_size=10),
+    st.lists(st.sampled_from(AWKWARD_FLOATS + AWKWARD_INTS).map(lambda v: {"reward": v}), max_size=12),
+)
+
+# -- columns: the values of one reward key, trial by trial ------------------------------------------------
+
 # Few finite magnitudes far apart: the lists on which compensated, exact and
 # naive summation give different last bits.
 CANCELLING = (1.0, -1.0, 3.0, 0.1, 1e16, -1e16, 1e-16, 2.0**53, -(2.0**53), 1e100, -1e100)
-cancelling = st.lists(st.sampled_from(CANCELLING).map(lambda v: {"reward": v}), min_size=2, max_size=6)
+cancelling = st.lists(st.sampled_from(CANCELLING), min_size=2, max_size=6)
 
 # Multisets whose sum differs, in every order, between left-to-right addition,
 # CPython 3.12's compensated sum() and the correctly rounded math.fsum (found by
@@ -51,55 +67,157 @@ HARD_SUMS = (
     (1.0, 1e16, 1e-16), (1.0, -1e16, 1e-16), (1.0, 1e-16, 2.0**53), (0.1, -1e100, -1e100, -1e100),
     (0.1,) * 10, (1.0, 1e100, 1.0, -1e100), (0.1, 0.2, 0.3),
 )
-hard_sums = st.sampled_from(HARD_SUMS).flatmap(st.permutations).map(lambda vs: [{"reward": v} for v in vs])
+hard_sums = st.sampled_from(HARD_SUMS).flatmap(st.permutations).map(list)
 
-rewards = st.one_of(
-    cancelling,
-    hard_sums,
-    KEYS.flatmap(_same_key_rewards),
-    st.lists(st.one_of(st.none(), reward_dict), max_size=10),
-    st.lists(st.sampled_from(AWKWARD_FLOATS + AWKWARD_INTS).map(lambda v: {"reward": v}), max_size=12),
-)
+# Sums that overflow to inf, or come back from it: the compensation is not finite there.
+OVERFLOWING = (1e308, -1e308, 1.7976931348623157e308, 1.0, 1e292)
+overflowing = st.lists(st.sampled_from(OVERFLOWING), min_size=2, max_size=4)
+
+# Ints past 2**53 that a float cannot hold (odd ones): an exact int sum divided once, or converted first.
+# Three or more, as the mean of two is a halving, exact on a float as on an int.
+big_int = st.one_of(st.integers(2**52, 2**65).map(lambda v: 2 * v + 1), st.integers(2**52, 2**65).map(
+    lambda v: -2 * v - 1), st.integers(-3, 3))
+big_ints = st.lists(big_int, min_size=3, max_size=8)
+
+
+@st.composite
+def across_the_long_boundary(draw: st.DrawFn) -> list:
+    """Ints whose running total leaves (or nears) the C long, then floats, some cancelling that total.
+
+    CPython's sum() adds ints in a C long, moves to a compensated float sum when a float arrives, and
+    falls back to plain addition once the int total has overflowed: which phase a float meets decides
+    whether the small floats after it survive the cancellation.
+    """
+    ints = draw(st.lists(st.sampled_from([2**62, 2**62 + 1, LONG - 1, 1, 3, -(2**62), -LONG + 1]), min_size=1,
+                         max_size=4))
+    small = st.sampled_from([1.0, -1.0, 0.5, 3.0, 1e-16])
+    # Small floats, the int total negated (the small ones are all that is left, if they were kept), more small ones.
+    values = ints + draw(st.lists(small, min_size=1, max_size=3)) + [-float(sum(ints))] + draw(
+        st.lists(small, max_size=2))
+    if draw(st.booleans()):
+        values = draw(st.permutations(values))
+    return values
+
+
+# Values that tie (1 and 1.0, 0, 0.0 and -0.0) from a pool small enough that the extreme is often tied,
+# and mostly a NaN, first, in the middle or last: min() and max() keep the first of equal values, and a
+# NaN only when it comes first (nothing compares greater or less than it).
+TIES = (-0.0, 0.0, 0, 1, 1.0, 0.5)
+
+
+@st.composite
+def ties(draw: st.DrawFn) -> list:
+    values = draw(st.lists(st.sampled_from(TIES), min_size=1, max_size=5))
+    if draw(st.integers(0, 3)):  # a NaN, at any place
+        values.insert(draw(st.integers(0, len(values))), float("nan"))
+    return values
+
+
+@st.composite
+def keyed(draw: st.DrawFn, column: st.SearchStrategy[list]) -> list:
+    """One to three columns as reward keys, each aggregated on its own; a key a trial lacks counts as 0.
+
+    Sometimes a trial without a result (None) or with an empty dict among them: the int 0 it contributes
+    joins every key.
+    """
+    columns = draw(st.lists(column, min_size=1, max_size=3))
+    keys = ("reward", "Z", "a")  # several keys come out in code-point order: Z, a, reward
+    trials: list = [{key: values[i] for key, values in zip(keys, columns, strict=False) if i < len(values)}
+                    for i in range(max(map(len, columns)))]
+    if draw(st.integers(0, 3)) == 3:  # not at 0, so that shrinking leaves it out
+        trials.insert(draw(st.integers(0, len(trials))), draw(st.sampled_from([None, {}])))
+    return trials
+
+
+float_sums = keyed(st.one_of(hard_sums, cancelling, overflowing))
+int_sums = keyed(st.one_of(big_ints, across_the_long_boundary()))
+tied = keyed(ties())
+
+# -- metric configs ----------------------------------------------------------------------------------------
 
 BUILTIN = ("mean", "max", "min", "sum")
-metric_config = st.one_of(
-    st.sampled_from(BUILTIN).map(lambda t: {"type": t}),
-    st.sampled_from(BUILTIN).map(lambda t: {"type": t}),
-    st.sampled_from(BUILTIN).map(lambda t: {"type": t, "kwargs": {}}),
-    st.just({}),
-    st.sampled_from([{"type": "median"}, {"type": "MEAN"}, {"type": None}, {"type": "mean", "kwargs": {"x": 1}},
-                     {"type": "max", "extra": 1}, {"kwargs": {}}]),
+# Metric objects MetricConfig refuses, or reads as a built-in whose constructor refuses its kwargs, or
+# reads with a default or while ignoring a key: one thing at a time.
+ODD_CONFIGS: tuple[dict[Any, Any], ...] = (
+    {"type": "median"}, {"type": "MEAN"}, {"type": "Sum"}, {"type": ""}, {"type": None}, {"type": 1},
+    {"type": "uv-script"}, {"type": "mean", "kwargs": None}, {"type": "sum", "kwargs": []}, {"kwargs": None},
+    {"type": "min", "kwargs": {1: "x"}}, {"type": "mean", "kwargs": {"x": 1}},
+    {"type": "sum", "kwargs": {"script_path": "metric.py"}}, {"kwargs": {"x": 1}}, {"type": "max", "name": "best"},
+    {"Type": "max"}, {"kwargs": {}}, {},
 )
+
+# -- uv-script metrics ---------------------------------------------------------------------------------------
 
 # uv-script metrics run the corpus's own scripts (cases/metric.compute/scripts/): one that writes the
 # rewards file back as harbor wrote it, one with several outputs, one that fails. Each run costs a
 # `uv run` on both sides, so they are a small share of the draws.
 UV_SCRIPTS = ("echo_lines.py", "pass_rate.py", "fails.py")
+# Scripts whose output is not a metric object: a JSON list, text that is not JSON, no file at all.
+ODD_OUTPUT_SCRIPTS = ("writes_list.py", "writes_not_json.py", "writes_nothing.py")
 
 
 @functools.cache
-def shipped_scripts() -> dict[str, bytes]:
-    """The UV_SCRIPTS the corpus has, by name: read once, when a uv-script input is first drawn."""
+def shipped_scripts(names: tuple[str, ...] = UV_SCRIPTS) -> dict[str, bytes]:
+    """The scripts of ``names`` the corpus has, by name: read once, when a uv-script input is first drawn."""
     from conformance.corpus.cases import default_root
 
     folder = default_root() / "metric.compute" / "scripts"
-    return {name: (folder / name).read_bytes() for name in UV_SCRIPTS if (folder / name).is_file()}
+    return {name: (folder / name).read_bytes() for name in names if (folder / name).is_file()}
+
+
+# Keys as JSON writers spell them differently: non-ASCII (ensure_ascii escapes it, a surrogate pair past
+# the BMP), quotes, backslashes, control characters, and the line separators JSON allows raw.
+JSON_KEYS = st.sampled_from(["reward", "ü", "键", "😀", 'q"uote', "back\\slash", "tab\t", "\u2028", "\x7f"])
 
 
 def _uv_script_inputs() -> st.SearchStrategy[dict]:
-    shipped = shipped_scripts()
+    shipped = shipped_scripts(UV_SCRIPTS + ODD_OUTPUT_SCRIPTS)
     if not shipped:
         return st.nothing()
-    return st.builds(
-        lambda name, rewards, ship: {"metric": {"type": "uv-script", "kwargs": {"script_path": name}},
-                                     "rewards": rewards, **({"scripts": {name: shipped[name]}} if ship else {})},
-        st.sampled_from(sorted(shipped)),
-        st.lists(st.one_of(st.none(), reward_dict), max_size=5),
-        st.sampled_from([True, True, True, False]),  # sometimes the named script is missing
-    )
+    # echo_lines.py shows the rewards file byte for byte: it is drawn as often as all the others together,
+    # and it alone gets varied rewards (another script's output says little of them). "missing": a script
+    # the input names but does not ship.
+    others = sorted(name for name in shipped if name != "echo_lines.py")
+    echo = ["echo_lines.py"] * (len(others) + 1) if "echo_lines.py" in shipped else []
+    # Values as json.dumps spells them: NaN and the infinities as tokens, -0.0, big ints, tiny floats.
+    value = st.one_of(reward_value, st.sampled_from((float("nan"), float("inf"), float("-inf"), -0.0, 2**64, 1e-300)))
+    trial = st.one_of(st.none(), reward_dict, st.dictionaries(JSON_KEYS, value, min_size=1, max_size=2))
+
+    @st.composite
+    def inputs(draw: st.DrawFn) -> dict:
+        pick = draw(st.sampled_from([*echo, *others, "missing"]))
+        name = sorted(shipped)[0] if pick == "missing" else pick
+        rewards = draw(st.lists(trial, min_size=1, max_size=5)) if pick == "echo_lines.py" else [{"reward": 1}, None]
+        return {"metric": {"type": "uv-script", "kwargs": {"script_path": name}}, "rewards": rewards,
+                **({"scripts": {name: shipped[name]}} if pick != "missing" else {})}
+
+    return inputs()
 
 
-builtin_inputs = st.fixed_dictionaries({"metric": metric_config, "rewards": rewards})
-# one_of weighs distinct branches alike (a repeated branch counts once): pick uv-script one time in ten.
 uv_script_inputs = st.deferred(_uv_script_inputs)  # one strategy, built on its first draw
-metric_inputs = st.sampled_from(range(10)).flatmap(lambda i: uv_script_inputs if i == 9 else builtin_inputs)
+
+# -- the inputs --------------------------------------------------------------------------------------------
+
+# What a built-in metric meets, by plan: odd configs (a single choice each), no trials, the sums that tell
+# summations apart, the ties and NaNs that tell extremes apart, and the everyday lists.
+PLANS: tuple[tuple[str, st.SearchStrategy[list] | None], ...] = (
+    ("config", None), ("config", None), ("no-trials", st.just([])), ("sum", float_sums), ("mean", float_sums),
+    ("sum", int_sums), ("mean", int_sums), ("mean", keyed(big_ints)), ("min", tied), ("max", tied),
+    ("any", everyday), ("any", everyday), ("any", everyday),
+)
+
+
+@st.composite
+def builtin_inputs(draw: st.DrawFn) -> dict:
+    kind, lists = PLANS[draw(st.integers(0, len(PLANS) - 1))]
+    if lists is None:  # the config fails, or is read as a built-in: the config is all that varies
+        return {"metric": draw(st.sampled_from(ODD_CONFIGS)), "rewards": [{"reward": 1}, None]}
+    kind = kind if kind in BUILTIN else draw(st.sampled_from(BUILTIN))
+    return {"metric": draw(st.sampled_from([{"type": kind}, {"type": kind, "kwargs": {}}])), "rewards": draw(lists)}
+
+
+@st.composite
+def metric_inputs(draw: st.DrawFn) -> dict:
+    # A uv-script metric costs a `uv run` on each side: one draw in six (not at an end of the range, which
+    # Hypothesis favours).
+    return draw(uv_script_inputs if draw(st.integers(0, 11)) in (3, 8) else builtin_inputs())

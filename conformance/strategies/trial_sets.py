@@ -1,45 +1,69 @@
 """pass_at_k: the trials of a job, as the job finished them.
 
 Names are the kind users write (dataset refs with versions, model ids with
-slashes, empty strings); each (agent, model, source) group has its own tasks
-with an uneven number of attempts each; rewards are mostly binary.
+slashes, empty strings); each (agent, model, source) group has its own tasks,
+mostly with the same number of attempts each (as a job runs them), sometimes
+uneven (a task cut short), and each task its own success rate (hard tasks
+fail most attempts, easy ones pass most). Rewards are binary, ints or floats,
+in a quarter of the jobs; half have one or two odd trials besides (each alone
+decides what its group becomes), a quarter many.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import strategies as st
 
-TASKS = ["hello-world", "fix-git", "task-1", "task-2", "task-10", "django__django-11099", "ü-task", "a", ""]
+TASKS = ["hello-world", "fix-git", "task-1", "task-2", "task-10", "django__django-11099", "ü-task", "a", "",
+         "task-3", "task-4", "B"]
 AGENTS = ["claude-code", "oracle", "terminus-2", "codex", "nop", "a__b", ""]
 MODELS = [None, None, "anthropic/claude-opus-4-1", "openai/gpt-5", "gpt-5", ""]
 SOURCES = [None, None, "terminal-bench@2.0", "swebench-verified", "adhoc", ""]
 
-binary_reward = st.sampled_from([{"reward": 1}, {"reward": 0}, {"reward": 1.0}, {"reward": 0.0}])
+# A trial that is none of the usual binary ones, by kind: no verifier result, no key, several keys (a binary
+# value first), a value other than 0 and 1 (or one that equals 0 without being it), one key by another name.
 odd_reward = st.one_of(
     st.none(),
     st.just({}),
-    st.sampled_from([{"reward": -0.0}, {"reward": 0.5}, {"reward": 2}, {"reward": -1}, {"reward": float("nan")},
-                     {"reward": 1, "extra": 0}, {"accuracy": 1}, {"reward": 1.0000000000000002}]),
-    st.floats().map(lambda v: {"reward": v}),
+    st.sampled_from([{"reward": 1, "extra": 0}, {"reward": 0, "extra": 1}, {"b": 1.0, "a": 0.0}]),
+    st.one_of(st.sampled_from([0.5, 2, -1, float("nan"), 1.0000000000000002, float("inf"), -0.0]),
+              st.floats()).map(lambda v: {"reward": v}),
+    st.sampled_from([{"accuracy": 1}, {"score": 0.0}]),
 )
+# How many attempts a job makes: a handful, or enough for the multiples of five and 16; rarely one (no pass@k).
+ATTEMPTS = st.one_of(st.integers(2, 6), st.sampled_from([1, 8, 10, 12, 16, 20, 25]))
 
 
 @st.composite
 def trial_sets(draw: st.DrawFn) -> dict:
-    trials = []
-    odd_chance = draw(st.sampled_from([0, 0, 0.05, 0.3]))  # most jobs are all binary
+    trials: list[dict[str, Any]] = []
     for _ in range(draw(st.integers(1, 3))):
         agent = draw(st.sampled_from(AGENTS))
         model = draw(st.sampled_from(MODELS))
         source = draw(st.sampled_from(SOURCES))
-        tasks = draw(st.lists(st.sampled_from(TASKS), min_size=1, max_size=5, unique=True))
+        tasks = draw(st.lists(st.sampled_from(TASKS), min_size=1, max_size=8, unique=True))
+        attempts = draw(ATTEMPTS)
+        uneven = draw(st.integers(0, 3)) == 0  # one job in four: each task its own number of attempts
         for task in tasks:
-            for _ in range(draw(st.integers(1, draw(st.sampled_from([3, 6, 12, 25]))))):
-                odd = draw(st.floats(0, 1)) < odd_chance
-                trial = {"task_name": task, "agent": agent, "rewards": draw(odd_reward if odd else binary_reward)}
+            # Tasks are hard or easy: a success rate of its own, in tenths.
+            rate = draw(st.sampled_from([0, 1, 2, 5, 8, 10]))
+            for _ in range(draw(st.integers(1, attempts)) if uneven else attempts):
+                success = draw(st.integers(0, 9)) < rate
+                trial: dict[str, Any] = {"task_name": task, "agent": agent, "rewards": {"reward": draw(st.sampled_from(
+                    [int(success), float(success)]))}}
                 if model is not None:
                     trial["model"] = model
                 if source is not None:
                     trial["source"] = source
                 trials.append(trial)
+    mode = draw(st.sampled_from(["binary", "few", "few", "many"]))
+    if mode == "few":  # one or two odd trials: each is alone in deciding what its group becomes
+        for _ in range(draw(st.integers(1, 2))):
+            at = draw(st.integers(0, len(trials) - 1))
+            trials[at] = {**trials[at], "rewards": draw(odd_reward)}
+    elif mode == "many":
+        for at in range(len(trials)):
+            if draw(st.integers(0, 3)) == 0:
+                trials[at] = {**trials[at], "rewards": draw(odd_reward)}
     return {"trials": draw(st.permutations(trials))}

@@ -8,7 +8,8 @@ from conformance.core import surfaces
 
 def test_the_bench_corpus_is_repeatable_and_has_no_slow_input():
     first = bench.bench_corpus("metric.compute", 200)
-    assert first == bench.bench_corpus("metric.compute", 200)  # a fixed seed: the same inputs every run
+    again = bench.bench_corpus("metric.compute", 200)
+    assert repr(first) == repr(again)  # a fixed seed: the same inputs every run (repr: NaN is not equal to itself)
     assert 100 < len(first) <= 200
     assert all(surfaces.get("metric.compute").batchable(value) for value in first)
     assert not any(value["metric"].get("type") == "uv-script" for value in first)

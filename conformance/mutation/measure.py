@@ -85,6 +85,7 @@ def _certify(candidate: str, surface: str, oracle: Oracle, report: Path, generat
         no_cases=generated,
         no_generate=not generated,
         profile=PROFILE,
+        first_finding=True,  # a kill needs one divergence; shrinking and further rounds only cost time
     )
     return _column(certification.certify(options, report, oracle=oracle), generated)
 

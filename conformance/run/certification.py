@@ -133,7 +133,8 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
                 watch.generating(name, plan.budget)
                 result = generation.generate(name, candidate, oracle, profile=plan.profile, seed=plan.seed,
                                              max_examples=plan.budget, policy=plan.nan_policy,
-                                             on_input=watch.generated_input)
+                                             on_input=watch.generated_input,
+                                             first_only=plan.options.first_finding)
             for record in result.findings:
                 keep(record)
             writer.generated(result.line())

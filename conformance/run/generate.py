@@ -193,6 +193,7 @@ def generate(
     max_examples: int | None = None,
     policy: NanPolicy | None = None,
     on_input: Callable[[str], None] = lambda surface: None,
+    first_only: bool = False,
 ) -> GenerationResult:
     """Run one surface's generator; the shrunk findings are in the result, by kind and, within one, by shape.
 
@@ -207,6 +208,8 @@ def generate(
     been made, when the examples drawn before each round's first failure
     use up the budget, or when :data:`WORK_PER_EXAMPLE` times the budget of
     inputs have run.
+
+    ``first_only``: stop at the first divergence, unshrunk (whether a candidate can be told apart, not how).
     """
     if oracle.connection is None:
         raise ValueError("generated inputs need a live oracle")
@@ -220,7 +223,11 @@ def generate(
         known = {kind: [shape for shape, _ in kept] for kind, kept in found.items()}
         full = {kind for kind, count in made.items() if count >= kind_limit(kind)}
         new, drawn = _round(surface_name, candidate, oracle, profile, _round_seed(seed, round_number),
-                            budget - used, policy, known, full, result, on_input)
+                            budget - used, policy, known, full, result, on_input, shrink=not first_only)
+        if first_only and new:
+            kind = min(new)
+            found[kind] = [new[kind]]
+            break
         for kind in sorted(new):
             if sum(made.values()) >= FINDINGS_PER_SURFACE:
                 break
@@ -277,7 +284,7 @@ def _round_seed(seed: int, round_number: int) -> int:
 def _round(
     surface_name: str, candidate: Connection, oracle: Oracle, profile: Profile, seed: int, budget: int,
     policy: NanPolicy | None, known: dict[tuple[str, ...], list[shapes.Shape]], full: set[tuple[str, ...]],
-    result: GenerationResult, on_input: Callable[[str], None],
+    result: GenerationResult, on_input: Callable[[str], None], *, shrink: bool = True,
 ) -> tuple[dict[tuple[str, ...], tuple[shapes.Shape, CaseLine]], int]:
     """One Hypothesis run: a new finding of each kind it found (shrunk, with its shape), and how many examples it
     drew before the first.
@@ -323,7 +330,8 @@ def _round(
             drawn_before_first = calls
         raise divergence_type(kind)(record.id)
 
-    phases = [Phase.explicit, Phase.generate, Phase.shrink] + ([Phase.target] if profile.target_ulps else [])
+    phases = [Phase.explicit, Phase.generate] + ([Phase.shrink] if shrink else []) + (
+        [Phase.target] if profile.target_ulps else [])
     claimed = candidate.implementation.scope if candidate.implementation is not None else None
     inputs: SearchStrategy[Any] = scope.restrict(surfaces.get(surface_name).inputs(), claimed, surface_name)
     configured = settings(

@@ -66,6 +66,7 @@ class Options:
     broken_after: int = DEFAULT_LIMIT  # consecutive crashes, timeouts or protocol errors that end the candidate
     resume: bool = False  # go on from the report at the report path, keeping what it finished
     shard: Shard | None = None  # run only this part: its cases, its seed, its share of the budget
+    first_finding: bool = False  # each generator stops at its first divergence, unshrunk
 
     def __post_init__(self) -> None:
         if isinstance(self.candidate, str):

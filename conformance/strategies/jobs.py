@@ -5,14 +5,15 @@ with "__" or an empty model name), one to three attempts, ad-hoc tasks
 and up to two registry datasets, metric lists on the job and on each
 dataset (built-in types, sometimes an invalid one), and for each trial an
 outcome: mostly a binary reward so pass@k has something to count, then
-any reward, an odd verifier dir (as multi_step.reward draws its steps), a
-stage that raises, or reward files the agent leaves before the verifier
-runs; some ad-hoc tasks name a source of their own. One outcome in twenty
+rewards at the ends of the floats (infinite, NaN, overflowing a sum), any
+reward, an odd verifier dir (as multi_step.reward draws its steps), a stage
+that raises, or reward files the agent leaves before the verifier runs;
+some ad-hoc tasks name a source of their own. One outcome in twenty
 cancels: its stage raises CancelledError, or the job is interrupted there.
 One job in four has a retry policy (which exceptions it retries, up to two
 more runs); its tasks list more outcomes, raising ones more often, so that
-retries take the next ones. A uv-script metric appears one time in twenty: it
-runs after every trial, on both sides.
+retries take the next ones. A uv-script metric appears one time in twenty:
+it runs after every trial, on both sides.
 """
 
 from __future__ import annotations
@@ -33,6 +34,13 @@ DATASET_NAMES = st.sampled_from(["my__ds", "terminal-bench", "x__adhoc", "swe-be
 TASK_NAMES = st.sampled_from(["a", "b", "c", "hello-world", "task_1"])
 
 binary = st.sampled_from([b"0", b"1", b"1.0", b"0\n"]).map(lambda data: {"reward_txt": data})
+# Rewards at the ends of the floats: result.json writes null for an infinite or NaN value, and a sum of two
+# of the largest overflows to infinity.
+extreme = st.one_of(
+    st.sampled_from([b"inf", b"-inf", b"1e308", b"nan", b"-1e308"]).map(lambda data: {"reward_txt": data}),
+    st.sampled_from([b'{"reward": Infinity}', b'{"reward": 1e308, "x": -Infinity}', b'{"reward": NaN}'])
+    .map(lambda data: {"reward_json": data}),
+)
 raising = st.builds(
     lambda raised, stage, data: {"raises": raised, "raises_in": stage,
                                  **({"reward_txt": data} if data is not None else {})},
@@ -65,10 +73,10 @@ _RETRYABLE = {
 }
 retryable = st.sampled_from(["raises", "raises", "scored", "scored", "reward-file"]).flatmap(_RETRYABLE.__getitem__)
 # one_of flattens nested one_ofs and weighs every branch alike: choose the kind explicitly.
-OUTCOME_KINDS = {"binary": binary, "good": good_step, "odd": odd_step, "raising": raising, "planted": planted,
-                 "cancelling": cancelling, "retryable": retryable}
-_KINDS = ["binary", "binary", "binary", "good", "odd", "raising", "raising", "planted"]
-# In forty outcomes: two cancelling, the rest by the kinds' weights.
+OUTCOME_KINDS = {"binary": binary, "extreme": extreme, "good": good_step, "odd": odd_step, "raising": raising,
+                 "planted": planted, "cancelling": cancelling, "retryable": retryable}
+_KINDS = ["binary", "binary", "binary", "extreme", "good", "odd", "raising", "raising", "planted"]
+# In forty-five outcomes: two cancelling, the rest by the kinds' weights.
 outcome = st.sampled_from(["cancelling"] * 2 + (_KINDS * 5)[2:]).flatmap(OUTCOME_KINDS.__getitem__)
 # Under a retry policy, a third of them raise something a retry may take, and three cancel (the
 # running stats a cancelled job leaves show what its retries took out).

@@ -145,6 +145,50 @@ def test_the_same_profile_and_seed_repeat_the_run(live_oracle):
     assert first[1] and run() == first
 
 
+def test_a_finding_saved_in_an_example_database_replays_first_on_any_seed(live_oracle, tmp_path):
+    from conformance.run.examples import open_database
+
+    def run(spec: str, seed: int, max_examples: int | None = None, database=None):
+        return generate.generate("metric.compute", connect(spec), live_oracle, profile=CI, seed=seed,
+                                 max_examples=max_examples, database=database)
+
+    database = open_database(tmp_path / "examples")
+    found = run("tests.wrong_candidates:sum_naive", CI.fixed_seed, database=database)
+    assert found.findings
+    # One input from another seed: without the database it finds nothing, with it a saved finding.
+    assert not run("tests.wrong_candidates:sum_naive", 12345, 1).findings
+    replayed = run("tests.wrong_candidates:sum_naive", 12345, 1, database)
+    assert {r.id for r in replayed.findings} & {r.id for r in found.findings}
+    # To a candidate without the bug the saved inputs are inputs like any other.
+    assert run("reference", 12345, 1, database).conforms
+
+
+def test_each_surface_keeps_its_own_examples_and_a_later_round_deletes_none():
+    from hypothesis.database import InMemoryExampleDatabase
+
+    from conformance.run.examples import SurfaceDatabase
+
+    shared = InMemoryExampleDatabase()
+    SurfaceDatabase(shared, "metric.compute").save(b"k", b"v")
+    assert list(SurfaceDatabase(shared, "metric.compute").fetch(b"k")) == [b"v"]
+    assert list(SurfaceDatabase(shared, "pass_at_k").fetch(b"k")) == []
+    later = SurfaceDatabase(shared, "metric.compute", keep=True)
+    assert list(later.fetch(b"k")) == []  # a later round replays nothing
+    later.delete(b"k", b"v")
+    later.move(b"k", b"k.secondary", b"v")
+    later.save(b"k", b"w")  # but saves what it finds
+    assert sorted(SurfaceDatabase(shared, "metric.compute").fetch(b"k")) == [b"v", b"w"]
+
+
+def test_an_example_database_that_is_a_file_is_a_usage_error(tmp_path):
+    from conformance.errors import UsageError
+    from conformance.run.examples import open_database
+
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(UsageError, match="not a directory"):
+        open_database(tmp_path / "f")
+
+
 # -- a misbehaving candidate is an outcome, not the end of the run ---------------------
 
 

@@ -52,7 +52,7 @@ def _ignored(ctx: typer.Context, oracle: str, no_generate: bool, case: list[str]
     """Generation options given on the command line to a run that generates nothing: said, not silently dropped."""
     why = ("generated inputs need a live oracle (not --oracle recorded)" if oracle == RECORDED
            else "--no-generate" if no_generate else "--case selects cases only" if case else None)
-    given = [f"--{name.replace('_', '-')}" for name in ("profile", "seed", "max_examples")
+    given = [f"--{name.replace('_', '-')}" for name in ("profile", "seed", "max_examples", "example_database")
              if getattr(ctx.get_parameter_source(name), "name", None) == "COMMANDLINE"]
     if why and given:
         warn(f"{', '.join(given)} ignored: {why}")
@@ -101,6 +101,9 @@ def certify(
     shard: Annotated[str | None, typer.Option(
         help="Run part I of N (e.g. 2/4): the cases that hash to it, and the generators from a seed of its own "
              "with 1/N of the budget; `conformance combine` merges the parts.")] = None,
+    example_database: Annotated[str | None, typer.Option(
+        help="A Hypothesis example database (a directory, or redis://HOST:PORT): the generators replay what "
+             "it holds first and save their findings there.")] = None,
     progress: Annotated[ProgressMode, typer.Option(
         help="On stderr while it runs, with each problem as it happens: a live display (live), plain lines "
              "(lines), or nothing; auto is live on a terminal, lines otherwise.")] = ProgressMode.AUTO,
@@ -116,7 +119,7 @@ def certify(
         timeout=timeout, nan_policy=nan_policy_name, profile=profile, seed=seed, max_examples=max_examples,
         no_cases=no_cases, no_generate=no_generate, expectations=expectations,
         timeout_multiplier=timeout_multiplier, validate_protocol=validate_protocol, broken_after=broken_after,
-        resume=resume, shard=_shard(shard))
+        resume=resume, shard=_shard(shard), example_database=example_database)
     slug = options.candidate_spec.report_id
     default = f"{slug}.shard-{options.shard.index}-of-{options.shard.count}" if options.shard else slug
     with contextlib.ExitStack() as stack:

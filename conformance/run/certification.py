@@ -70,6 +70,11 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
     (the plan's oracle spec is then only what the report's header says)."""
     options = plan.options
     watch = watcher or Watcher()
+    database = None
+    if options.example_database is not None:
+        from conformance.run.examples import open_database  # imports Hypothesis
+
+        database = open_database(options.example_database)
     with ExitStack() as stack:
         stack.callback(watch.finished)
         if oracle is None:
@@ -134,7 +139,7 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
                 result = generation.generate(name, candidate, oracle, profile=plan.profile, seed=plan.seed,
                                              max_examples=plan.budget, policy=plan.nan_policy,
                                              on_input=watch.generated_input,
-                                             first_only=plan.options.first_finding)
+                                             first_only=options.first_finding, database=database)
             for record in result.findings:
                 keep(record)
             writer.generated(result.line())

@@ -16,13 +16,15 @@ JSON keys the shrinker left in it (:mod:`conformance.run.simplify`).
 
 Profiles fix the budget and the search:
 
-    ci       a fixed seed and budget, no example database: the same run every time, a gate
+    ci       a fixed seed and budget: the same run every time, a gate
     dev      the default: a fresh random seed each run (recorded, so it can be replayed)
     explore  a long run that steers toward large ULP distances with ``hypothesis.target``
 
-No profile uses Hypothesis's example database: a run is reproduced from the
-profile and seed in the report header alone, and findings worth keeping are
-made into cases with ``conformance promote``.
+A run is reproduced from the profile and seed in the report header alone,
+and findings worth keeping are made into cases with ``conformance promote``.
+A run given an example database (:mod:`conformance.run.examples`) also
+saves its findings there and replays them first the next time, whoever
+found them (a campaign's shard, a pytest run, another certify).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conformance.connection.base import Connection
 from conformance.core import scope, surfaces
@@ -44,6 +46,9 @@ from conformance.kit import wire
 from conformance.report.model import CaseLine, GeneratedLine, Generation
 from conformance.run import shapes, simplify
 from conformance.run.runner import Oracle, run_input
+
+if TYPE_CHECKING:
+    from hypothesis.database import ExampleDatabase
 
 
 @dataclass(frozen=True)
@@ -194,6 +199,7 @@ def generate(
     policy: NanPolicy | None = None,
     on_input: Callable[[str], None] = lambda surface: None,
     first_only: bool = False,
+    database: ExampleDatabase | None = None,
 ) -> GenerationResult:
     """Run one surface's generator; the shrunk findings are in the result, by kind and, within one, by shape.
 
@@ -210,6 +216,7 @@ def generate(
     inputs have run.
 
     ``first_only``: stop at the first divergence, unshrunk (whether a candidate can be told apart, not how).
+    ``database``: findings are saved there, and the first round replays what it holds for the surface first.
     """
     if oracle.connection is None:
         raise ValueError("generated inputs need a live oracle")
@@ -223,7 +230,8 @@ def generate(
         known = {kind: [shape for shape, _ in kept] for kind, kept in found.items()}
         full = {kind for kind, count in made.items() if count >= kind_limit(kind)}
         new, drawn = _round(surface_name, candidate, oracle, profile, _round_seed(seed, round_number),
-                            budget - used, policy, known, full, result, on_input, shrink=not first_only)
+                            budget - used, policy, known, full, result, on_input, shrink=not first_only,
+                            database=_surface_database(database, surface_name, round_number))
         if first_only and new:
             kind = min(new)
             found[kind] = [new[kind]]
@@ -275,6 +283,15 @@ def _simplified(
     return record
 
 
+def _surface_database(database: ExampleDatabase | None, surface_name: str, round_number: int
+                      ) -> ExampleDatabase | None:
+    if database is None:
+        return None
+    from conformance.run.examples import SurfaceDatabase  # imports Hypothesis
+
+    return SurfaceDatabase(database, surface_name, keep=round_number > 0)
+
+
 def _round_seed(seed: int, round_number: int) -> int:
     if round_number == 0:
         return seed
@@ -285,6 +302,7 @@ def _round(
     surface_name: str, candidate: Connection, oracle: Oracle, profile: Profile, seed: int, budget: int,
     policy: NanPolicy | None, known: dict[tuple[str, ...], list[shapes.Shape]], full: set[tuple[str, ...]],
     result: GenerationResult, on_input: Callable[[str], None], *, shrink: bool = True,
+    database: ExampleDatabase | None = None,
 ) -> tuple[dict[tuple[str, ...], tuple[shapes.Shape, CaseLine]], int]:
     """One Hypothesis run: a new finding of each kind it found (shrunk, with its shape), and how many examples it
     drew before the first.
@@ -330,13 +348,14 @@ def _round(
             drawn_before_first = calls
         raise divergence_type(kind)(record.id)
 
-    phases = [Phase.explicit, Phase.generate] + ([Phase.shrink] if shrink else []) + (
+    phases = [Phase.explicit] + ([Phase.reuse] if database is not None else []) + [Phase.generate] + (
+        [Phase.shrink] if shrink else []) + (
         [Phase.target] if profile.target_ulps else [])
     claimed = candidate.implementation.scope if candidate.implementation is not None else None
     inputs: SearchStrategy[Any] = scope.restrict(surfaces.get(surface_name).inputs(), claimed, surface_name)
     configured = settings(
         max_examples=budget,
-        database=None,
+        database=database,
         deadline=None,
         derandomize=False,
         phases=phases,
@@ -345,7 +364,9 @@ def _round(
         print_blob=False,
     )
     property_test = given(inputs)(check)
-    test: Callable[[], None] = hypothesis.seed(seed)(configured(property_test))
+    # The seed inside the settings: @seed alone turns the example database off, the settings given after it
+    # put it back.
+    test: Callable[[], None] = configured(hypothesis.seed(seed)(property_test))
     try:
         # findings go to the report, not to stdout
         with with_reporter(lambda _message: None), _inputs_independent_of_imports(), warnings.catch_warnings():

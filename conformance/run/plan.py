@@ -67,6 +67,7 @@ class Options:
     resume: bool = False  # go on from the report at the report path, keeping what it finished
     shard: Shard | None = None  # run only this part: its cases, its seed, its share of the budget
     first_finding: bool = False  # each generator stops at its first divergence, unshrunk
+    example_database: str | None = None  # findings saved there, replayed first (conformance.run.examples)
 
     def __post_init__(self) -> None:
         if isinstance(self.candidate, str):

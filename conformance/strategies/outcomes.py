@@ -14,6 +14,7 @@ import json
 from hypothesis import strategies as st
 
 from conformance.strategies.jobs import jobs_without_own_sources
+from conformance.strategies.weights import weighted
 
 # Values whose means, times small totals, often land exactly on .5 (banker's rounding); and magnitudes
 # far apart, whose sum depends on how it is added (left to right, compensated, correctly rounded).
@@ -85,11 +86,19 @@ halves = st.builds(
     },
     st.sampled_from([0.5, 0.25, 0.75, 0.125, 1 / 6]), st.integers(1, 8), st.integers(0, 1),
 )
-# Several means of magnitudes far apart: how they are summed shows in the score.
+# Several means of magnitudes far apart: how they are summed shows in the score. Half the lists hold a
+# large value, a small one and the large one's negative in some order (left to right the small one is lost,
+# compensated it is kept), with more values beside them that a correctly rounded sum adds otherwise.
+cancelling = st.builds(
+    lambda big, small, rest: [big, small, -big, *rest],
+    st.sampled_from([1e16, 2.0**53, 1e20, 1e100]), st.sampled_from([1.0, 0.1, 3.0, 1e-16, -0.5]),
+    st.lists(st.sampled_from(MAGNITUDES[:7]), max_size=2),
+).flatmap(st.permutations)
 sums = st.builds(
     lambda means, total: {"n_total_trials": total,
                           "stats": {"evals": {"a__adhoc": {"metrics": [{"mean": m} for m in means]}}}},
-    st.lists(st.sampled_from(MAGNITUDES), min_size=3, max_size=5), st.integers(1, 4),
+    weighted((1, cancelling), (1, st.lists(st.sampled_from(MAGNITUDES), min_size=3, max_size=5))),
+    st.integers(1, 4),
 )
 _SOURCES = [
     st.just({}),

@@ -18,6 +18,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from conformance.strategies.weights import weighted
+
 LONG = 2**63
 # Magnitudes whose sum depends on the order and method of addition, and ints at
 # the C-long boundary where CPython's sum() changes algorithm.
@@ -137,14 +139,31 @@ tied = keyed(ties())
 
 BUILTIN = ("mean", "max", "min", "sum")
 # Metric objects MetricConfig refuses, or reads as a built-in whose constructor refuses its kwargs, or
-# reads with a default or while ignoring a key: one thing at a time.
-ODD_CONFIGS: tuple[dict[Any, Any], ...] = (
-    {"type": "median"}, {"type": "MEAN"}, {"type": "Sum"}, {"type": ""}, {"type": None}, {"type": 1},
-    {"type": "uv-script"}, {"type": "mean", "kwargs": None}, {"type": "sum", "kwargs": []}, {"kwargs": None},
-    {"type": "min", "kwargs": {1: "x"}}, {"type": "mean", "kwargs": {"x": 1}},
-    {"type": "sum", "kwargs": {"script_path": "metric.py"}}, {"kwargs": {"x": 1}}, {"type": "max", "name": "best"},
-    {"Type": "max"}, {"kwargs": {}}, {},
+# reads with a default or while ignoring a key. Each part varies on its own (a fixed list of whole configs
+# spreads a small share of the draws too thin): the type, the kwargs, a key harbor does not know.
+_ABSENT = object()
+ODD_TYPES = weighted(
+    (3, st.sampled_from(BUILTIN)),
+    (1, st.none()),
+    (1, st.sampled_from(["MEAN", "Sum", "mAx"])),  # harbor matches type names case by case
+    (1, st.sampled_from(["", "median", "uv-script", 1])),
+    (1, st.just(_ABSENT)),
 )
+ODD_KWARGS = weighted(
+    (3, st.just(_ABSENT)),
+    (1, st.none()),
+    (1, st.sampled_from([{}, [], {"x": 1}, {1: "x"}, {"script_path": "metric.py"}])),
+)
+
+
+@st.composite
+def odd_configs(draw: st.DrawFn) -> dict[Any, Any]:
+    kind, kwargs = draw(ODD_TYPES), draw(ODD_KWARGS)
+    config: dict[Any, Any] = {} if kind is _ABSENT else {"type": kind}
+    if kwargs is not _ABSENT:
+        config["kwargs"] = kwargs
+    return {**config, **draw(st.sampled_from([{}, {}, {}, {"name": "best"}, {"Type": "max"}]))}
+
 
 # -- uv-script metrics ---------------------------------------------------------------------------------------
 
@@ -201,17 +220,18 @@ uv_script_inputs = st.deferred(_uv_script_inputs)  # one strategy, built on its 
 # What a built-in metric meets, by plan: odd configs (a single choice each), no trials, the sums that tell
 # summations apart, the ties and NaNs that tell extremes apart, and the everyday lists.
 PLANS: tuple[tuple[str, st.SearchStrategy[list] | None], ...] = (
-    ("config", None), ("config", None), ("no-trials", st.just([])), ("sum", float_sums), ("mean", float_sums),
-    ("sum", int_sums), ("mean", int_sums), ("mean", keyed(big_ints)), ("min", tied), ("max", tied),
-    ("any", everyday), ("any", everyday), ("any", everyday),
+    ("config", None), ("config", None), ("config", None), ("no-trials", st.just([])), ("sum", float_sums),
+    ("mean", float_sums), ("sum", int_sums), ("mean", int_sums), ("mean", keyed(big_ints)), ("min", tied),
+    ("max", tied), ("any", everyday), ("any", everyday), ("any", everyday),
 )
 
 
 @st.composite
 def builtin_inputs(draw: st.DrawFn) -> dict:
     kind, lists = PLANS[draw(st.integers(0, len(PLANS) - 1))]
-    if lists is None:  # the config fails, or is read as a built-in: the config is all that varies
-        return {"metric": draw(st.sampled_from(ODD_CONFIGS)), "rewards": [{"reward": 1}, None]}
+    if lists is None:  # the config fails, or is read as a built-in
+        # Everyday rewards beside it: Hypothesis draws a branch with few distinct values less than its share.
+        return {"metric": draw(odd_configs()), "rewards": draw(everyday)}
     kind = kind if kind in BUILTIN else draw(st.sampled_from(BUILTIN))
     return {"metric": draw(st.sampled_from([{"type": kind}, {"type": kind, "kwargs": {}}])), "rewards": draw(lists)}
 

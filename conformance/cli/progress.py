@@ -87,7 +87,7 @@ class LineProgress(_Problems):
             parts.append(f"{sum(outline.cases.values())} case(s) of {len(outline.cases)} surface(s)")
         if outline.generators:
             parts.append(f"generated inputs for {len(outline.generators)} surface(s) "
-                         f"({outline.profile}, up to {outline.budget} each)")
+                         f"({outline.profile}, up to {_budgets(outline.budgets)} each)")
         self.say("running " + (", then ".join(parts) or "nothing"))
 
     def case(self, record: CaseLine) -> None:
@@ -162,3 +162,10 @@ class LiveProgress(_Problems):
 
     def finished(self) -> None:
         self.display.stop()
+
+
+def _budgets(budgets: dict[str, int]) -> str:
+    """``250``, or ``250, reward.parse 1000`` where surfaces differ from the most common budget."""
+    counts = list(budgets.values())
+    common = max(set(counts), key=counts.count)
+    return ", ".join([str(common), *(f"{name} {n}" for name, n in sorted(budgets.items()) if n != common)])

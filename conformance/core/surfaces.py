@@ -56,6 +56,9 @@ class Surface:
     # job); ``alone`` picks inputs that run something slow (a uv-script) and go on their own.
     batch_size: int = 256
     alone: Callable[[Any], bool] | None = None
+    # A profile's budget of generated inputs, times this: for a surface whose inputs are cheap and whose
+    # input space is wide (two grammars, Unicode tables, a model's coercions), where a rule's inputs are rare.
+    examples_scale: int = 1
 
     def batchable(self, value: Any) -> bool:
         return self.batch_size > 1 and not (self.alone and self.alone(value))
@@ -161,6 +164,7 @@ Metric = Annotated[dict[StrictStr, Any], AfterValidator(_script_path)]
     spec="seed-003 §1-§2",
     strategy="conformance.strategies.reward_files:verifier_dirs",
     message_reader="conformance_oracles.agent_challenge:listed_reason_code",
+    examples_scale=4,
 )
 class VerifierDir(_Input):
     """What the verifier left in its logs dir: each reward file's bytes, or absent."""

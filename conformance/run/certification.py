@@ -125,19 +125,20 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
         to_run = plan.to_run
         watch.started(Outline(cases=Counter(i.case.surface for i in to_run),
                               generators=tuple(n for n in plan.generators if n not in plan.resumed.generated),
-                              budget=plan.budget, profile=plan.profile.name))
+                              budgets={name: plan.budget_for(name) for name in plan.generators},
+                              profile=plan.profile.name))
         for record in run_cases(to_run, candidate, oracle, plan.nan_policy):
             keep(record)
         for name in plan.generators:
             if name in plan.resumed.generated:
                 continue
             if candidate.broken:
-                result = generation.GenerationResult(name, plan.profile.name, plan.seed, plan.budget,
+                result = generation.GenerationResult(name, plan.profile.name, plan.seed, plan.budget_for(name),
                                                      error=f"not run: {candidate.broken}")
             else:
-                watch.generating(name, plan.budget)
+                watch.generating(name, plan.budget_for(name))
                 result = generation.generate(name, candidate, oracle, profile=plan.profile, seed=plan.seed,
-                                             max_examples=plan.budget, policy=plan.nan_policy,
+                                             max_examples=plan.budget_for(name), policy=plan.nan_policy,
                                              on_input=watch.generated_input,
                                              first_only=options.first_finding, database=database)
             for record in result.findings:

@@ -102,8 +102,15 @@ class Plan:
     profile: generation.Profile
     seed: int  # the generators' seed (a shard's own)
     base_seed: int  # the run's seed
-    budget: int  # generated inputs per surface (a shard's share)
+    budget: int  # generated inputs per surface (a shard's share), before each surface's scale
     resumed: Resumed
+
+    def budget_for(self, surface: str) -> int:
+        """The generated inputs of one surface: the profile's budget times the surface's scale; a budget
+        given with --max-examples is every surface's as it is."""
+        if self.options.max_examples is not None:
+            return self.budget
+        return self.budget * surfaces.get(surface).examples_scale
 
     @property
     def policy_name(self) -> str:

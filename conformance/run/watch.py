@@ -20,7 +20,7 @@ class Outline:
 
     cases: Counter[str]  # cases still to run, by surface (a resumed run's finished ones left out)
     generators: tuple[str, ...]  # surfaces whose generated inputs run after the cases
-    budget: int  # generated inputs per surface, at most
+    budgets: dict[str, int]  # generated inputs of each surface in generators, at most
     profile: str
 
 

@@ -103,12 +103,13 @@ RULE_WORDS = [
 
 
 @st.composite
-def padded(draw: st.DrawFn, words: st.SearchStrategy[str]) -> str:
+def padded(draw: st.DrawFn, words: st.SearchStrategy[str], fillers: tuple[str, ...] = ("x", " ", "-", "é"),
+           most: int = 40) -> str:
     """A word between runs of filler: pydantic cuts a repr over 50 bytes to its first 25 and last 24,
     which hides a word in the middle, or joins two halves into one."""
     word = draw(words)
-    filler = draw(st.sampled_from(["x", " ", "-", "é"]))
-    return filler * draw(st.integers(0, 40)) + word + filler * draw(st.integers(0, 40))
+    filler = draw(st.sampled_from(fillers))
+    return filler * draw(st.integers(0, most)) + word + filler * draw(st.integers(0, most))
 
 
 code_words = st.one_of(
@@ -116,6 +117,8 @@ code_words = st.one_of(
     st.sampled_from(LISTED_CODES),
     padded(st.sampled_from(RULE_WORDS + LISTED_CODES)),
 )
+# Under 50 characters but over 50 bytes of UTF-8: where pydantic's cut falls depends on counting bytes.
+multibyte_code_words = padded(st.sampled_from(RULE_WORDS + LISTED_CODES), ("é", "键", "😀"), most=22)
 
 reason_inputs = st.builds(lambda value, attempt: {"value": value, "attempt_number": attempt},
                           values, st.integers(1, 5))

@@ -15,9 +15,9 @@ import json
 
 from hypothesis import strategies as st
 
-from conformance.strategies.reasons import code_words
+from conformance.strategies.reasons import code_words, multibyte_code_words
 from conformance.strategies.text_bytes import encoded, padding, whitespace
-from conformance.strategies.unicode_text import numeric_string, unicode_reward_text, with_bom
+from conformance.strategies.unicode_text import PYDANTIC_WHITESPACE, numeric_string, unicode_reward_text, with_bom
 from conformance.strategies.weights import weighted
 
 DIGITS = "0123456789"
@@ -90,25 +90,31 @@ reward_txt_text = weighted(
 )
 
 # Files that hold only whitespace: not empty to harbor (it checks the size), blank to strip().
-BLANK = st.sampled_from([b" ", b"\n", b"\r\n", b"\t", b"  \n", b"\x0b", b"\x0c", b"\xc2\xa0", b"\xe3\x80\x80", b"\x00"])
+# Runs of them rather than a few fixed files: Hypothesis draws a branch with few distinct values less often
+# than its weight says.
+BLANK = st.lists(st.sampled_from([" ", "\n", "\r\n", "\t", "\x0b", "\x0c", "\xa0", "\u3000", "\x00", "\u2028"]),
+                 min_size=1, max_size=6).map(lambda parts: "".join(parts).encode())
 
 # Six draws in seven are text a verifier could have written, so the rules for numbers are reached; the seventh
 # is a file no number is read from (blank, empty, not UTF-8) or one with a byte order mark.
 reward_txt = weighted(
     (6, encoded(reward_txt_text)),
-    (1, st.one_of(st.just(b""), BLANK, st.binary(max_size=12), with_bom(reward_txt_text))),
+    (1, weighted((2, BLANK), (1, st.just(b"")), (1, st.binary(max_size=12)), (2, with_bom(reward_txt_text)))),
 )
 
 # --- reward.json ----------------------------------------------------------
 
-JSON_NUMBERS = st.one_of(
-    st.integers(-5, 5).map(str),
-    st.integers(min_value=-(10**30), max_value=10**30).map(str),
-    st.floats(allow_nan=False, allow_infinity=False).map(repr),
-    st.sampled_from(["0.0", "1.0", "-0", "-0.0", "0e0", "1E400", "-1e400", "1e-400", "4.9e-324", "2.5e-324",
-                     "1.7976931348623157e308", "1.7976931348623159e308", "0.1", "1.0000000000000001",
-                     "NaN", "Infinity", "-Infinity", "12345678901234567890123"]),
-    st.integers(300, 4200).map(lambda n: "9" * n),
+# The tokens that decide a rule (Python's json reads NaN and Infinity, which strict parsers refuse; -0;
+# overflow to infinity; subnormals; ints past 64 bits) are drawn as often as all other numbers together.
+JSON_NUMBERS = weighted(
+    (1, st.sampled_from(["NaN", "Infinity", "-Infinity"])),
+    (3, st.sampled_from(["0.0", "1.0", "-0", "-0.0", "0e0", "1E400", "-1e400", "1e-400", "4.9e-324", "2.5e-324",
+                         "1.7976931348623157e308", "1.7976931348623159e308", "0.1", "1.0000000000000001",
+                         "12345678901234567890123"])),
+    (1, st.integers(-5, 5).map(str)),
+    (1, st.integers(min_value=-(10**30), max_value=10**30).map(str)),
+    (1, st.floats(allow_nan=False, allow_infinity=False).map(repr)),
+    (1, st.integers(300, 4200).map(lambda n: "9" * n)),
 )
 # Spellings a strict JSON parser refuses.
 BAD_NUMBERS = st.sampled_from(["01", "+1", ".5", "1.", "0x10", "1_0", "nan", "inf", "-", "1e", "--1", "١"])
@@ -136,6 +142,7 @@ json_scalar = weighted(
     (2, _string(code_words)),
     (2, st.sampled_from(["true", "false", "null"])),
     (1, SURROGATE_STRINGS),
+    (1, _string(multibyte_code_words)),  # quoted in the message, cut after 50 bytes (not characters)
 )
 
 
@@ -155,15 +162,21 @@ json_value = st.recursive(json_scalar, lambda inner: st.one_of(_array(inner), _o
 
 JSON_SPACE = st.sampled_from(["", "", " ", "\n", "\t", "\r\n", "  \n"])  # the whitespace JSON itself allows
 
-NOT_OBJECTS = st.sampled_from(["null", "[]", "[1]", "1", "1.5", '"1"', "true", '""'])  # the model refuses, or None
+# The model refuses them, or (null) takes them as no rewards.
+NOT_OBJECTS = st.one_of(st.just("null"), st.sampled_from(["[]", "[1]", "1", "1.5", '"1"', "true", '""']))
 # Values each coerced by another of pydantic's rules, and all of them valid, so that no error hides a coercion:
 # an int, a float, a bool, numeric strings its float grammar reads (trimmed, with underscores, inf and nan) and
 # ones only its int fallback reads. One object holds several, so one draw reaches several rules.
 VALID_STRINGS = st.sampled_from(["1", "0.5", " 2 ", "\u00a01\u3000", "1_0", "-0", "+1.5", "1e3", "inf", "-Infinity",
                                  "nan", ".5", "1.", " 1_0 ", "0_1", "\t0-1 ", "1_0.00 ", "00_7", "0__1"])
+# Numbers between the whitespace pydantic trims beyond ASCII's (a runtime's own strip() may keep it).
+NON_ASCII_PADDING = st.lists(st.sampled_from([c for c in PYDANTIC_WHITESPACE if c > "\x7f"]), min_size=1,
+                             max_size=2).map("".join)
+padded_number = st.tuples(NON_ASCII_PADDING, st.sampled_from(["1", "0.5", "-2", "1e3", "inf", "1_0"]),
+                          st.one_of(st.just(""), NON_ASCII_PADDING)).map("".join)
 valid_value = st.one_of(
     st.integers(-3, 3).map(str), st.sampled_from(["0.5", "-0.0", "1e400", "12345678901234567890", "NaN"]),
-    st.sampled_from(["true", "false"]), _string(VALID_STRINGS),
+    st.sampled_from(["true", "false"]), _string(VALID_STRINGS), _string(padded_number),
 )
 mixed_object = st.lists(st.tuples(st.sampled_from(["a", "b", "c", "reward", "d"]), valid_value),
                         min_size=2, max_size=5).map(
@@ -176,7 +189,7 @@ json_document = weighted(
     (1, _object(json_value)),
     (1, json_value),
     (1, _object(_string(st.one_of(numeric_string, code_words)))),  # values pydantic must read, or quote
-    (1, NOT_OBJECTS),
+    (2, NOT_OBJECTS),
 )
 
 well_formed_json = st.tuples(JSON_SPACE, json_document, JSON_SPACE).map("".join)
@@ -192,7 +205,8 @@ reward_json_text = weighted((3, well_formed_json), (1, damaged_json))
 # surface), the seventh damaged, blank, not UTF-8 or with a byte order mark.
 reward_json = weighted(
     (6, encoded(well_formed_json)),
-    (1, st.one_of(st.just(b""), encoded(damaged_json), st.binary(max_size=8), BLANK, with_bom(reward_json_text))),
+    (1, weighted((2, BLANK), (1, st.just(b"")), (2, encoded(damaged_json)), (1, st.binary(max_size=8)),
+                 (2, with_bom(reward_json_text)))),
 )
 
 # Most verifiers write one file; some write both; a crashed one writes none.

@@ -3,6 +3,10 @@
 ``st.one_of`` picks its branches evenly, and a strategy object listed twice
 counts once, so repeating a branch does not make it likelier. ``weighted``
 draws the branch by its weight instead.
+
+A weight holds only for a branch with many distinct values: Hypothesis
+does not draw again what it has fully explored, so a branch of a handful of
+fixed values gets fewer draws than its weight once they have all come up.
 """
 
 from __future__ import annotations

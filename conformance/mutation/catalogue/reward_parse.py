@@ -44,10 +44,12 @@ MUTANTS = [
        'return {"reward": float(float_ascii(_text(data).strip()))}',
        "reward.txt stripped with str.strip() before float(): it also removes U+001C..U+001F, which float() "
        "refuses"),
-    _m("txt-own-unicode-tables", "reward_files", 'return {"reward": float(float_ascii(_text(data)))}',
-       'return {"reward": float(_text(data))}',
-       "reward.txt's Unicode digits and whitespace read by the runtime's own tables (another Unicode version "
-       "than the oracle's Python 3.12)"),
+    # Python 3.11's float() (Unicode 14.0) as another runtime's tables, whatever Python serves the mutant.
+    _m("txt-unicode-14-tables", "reward_files", 'return {"reward": float(float_ascii(_text(data)))}',
+       'return {"reward": float(float_ascii("".join("?" if 0x11F50 <= ord(c) <= 0x11F59 or 0x1E4F0 <= ord(c) '
+       '<= 0x1E4F9 else c for c in _text(data))))}',
+       "reward.txt's digits read by another Unicode version's tables (14.0, Python 3.11's): the Kawi and Nag "
+       "Mundari digits the oracle's Python 3.12 reads are refused"),
     _m("txt-ascii-digits-only", "unicode_tables",
        '" " if c in FLOAT_WHITESPACE else FLOAT_DIGITS.get(c, "?")', '" " if c in FLOAT_WHITESPACE else "?"',
        "float() given ASCII digits only (Python's reads every Unicode decimal digit)"),

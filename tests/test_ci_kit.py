@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests import wrong_candidates
+
 REPO = Path(__file__).resolve().parents[1]
 ACTION = yaml.safe_load((REPO / "action.yml").read_text())
 HOOKS = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
@@ -192,12 +194,13 @@ def test_certify_script_on_a_wrong_candidate_fails_with_its_outputs_written(tmp_
     assert "::error title=harbor conformance::the candidate does not conform" in proc.stdout
 
 
-def test_certify_script_takes_surfaces_by_comma_space_or_newline_and_the_expectation_file(tmp_path):
+def test_certify_script_takes_surfaces_by_comma_space_or_newline_and_the_expectation_file(tmp_path, corpus):
     expectations = tmp_path / "conformance-expectations.yaml"
+    caught = wrong_candidates.caught_by_strip(corpus)
     expectations.write_text(
         "divergences:\n"
-        + "".join(f"- id: reward.parse::{slug}\n  outcome: fail\n  classes: [error-type]\n  reason: strip()\n"
-                  for slug in ("json-whitespace-only", "txt-table-whitespace-only", "txt-lone-cr")))
+        + "".join(f"- id: {case_id}\n  outcome: fail\n  classes: [error-type]\n  reason: strip()\n"
+                  for case_id in caught))
     proc, outputs = _certify(tmp_path, REPO, CONFORMANCE_CANDIDATE="tests.wrong_candidates:empty_by_strip",
                              CONFORMANCE_SURFACES="reward.parse,\n  reason.normalize ",
                              CONFORMANCE_EXPECTATIONS=str(expectations),
@@ -205,7 +208,7 @@ def test_certify_script_takes_surfaces_by_comma_space_or_newline_and_the_expecta
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = _lines(outputs["report"])
     assert sorted(lines[0]["surfaces"]) == ["reason.normalize", "reward.parse"]
-    assert lines[-1]["outcomes"]["xfail"] == 3 and lines[-1]["conforms"] is True
+    assert lines[-1]["outcomes"]["xfail"] == len(caught) and lines[-1]["conforms"] is True
 
 
 def test_certify_script_on_a_usage_error_exits_2_and_says_so(tmp_path):

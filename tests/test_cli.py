@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from conformance import ORACLE_RELEASE, __version__
 from conformance.cli import app
 from conformance.core.surfaces import SURFACES
+from tests import wrong_candidates
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -107,9 +108,10 @@ def test_failures_come_first_and_skips_are_counted_not_listed(tmp_path, corpus):
     done = run("certify", "-c", "tests.test_cli:one_surface_only", "--oracle", "recorded",
                "--report", str(tmp_path / "r.jsonl"))
     assert done.returncode == 1
+    caught = len(wrong_candidates.caught_by_strip(corpus))
     lines = done.stdout.splitlines()
-    assert lines[0] == "3 failing case(s), by surface and mismatch class:"
-    assert lines[1] == "reward.parse — error-type: 3 case(s)"
+    assert lines[0] == f"{caught} failing case(s), by surface and mismatch class:"
+    assert lines[1] == f"reward.parse — error-type: {caught} case(s)"
     first = lines[2:7]
     assert first[0].strip().startswith("FAIL reward.parse::")
     assert first[1].strip().startswith("input:") and first[2].strip().startswith("oracle:    raises ")
@@ -125,19 +127,20 @@ def test_failures_come_first_and_skips_are_counted_not_listed(tmp_path, corpus):
     assert log[:2] == ["starting the candidate, tests.test_cli:one_surface_only",
                        f"running {total} case(s) of 8 surface(s)"]
     fails = [i for i, line in enumerate(log) if line.startswith("FAIL reward.parse::")]
-    assert len(fails) == 3
-    assert max(fails) < log.index(f"reward.parse: {parse} case(s) done (3 fail, {parse - 3} pass)")
+    assert len(fails) == caught
+    assert max(fails) < log.index(f"reward.parse: {parse} case(s) done ({caught} fail, {parse - caught} pass)")
     evsys = sum(loaded.case.surface == "evsys.metric" for loaded in corpus)
     assert f"evsys.metric: {evsys} case(s) done ({evsys} skip)" in log
     assert not [line for line in log if line.startswith("SKIP")]
 
 
-def test_a_report_keeps_each_sides_exception_message_and_a_failing_cases_input(tmp_path):
+def test_a_report_keeps_each_sides_exception_message_and_a_failing_cases_input(tmp_path, corpus):
     report = tmp_path / "r.jsonl"
     run("certify", "-c", "tests.test_cli:one_surface_only", "--oracle", "recorded", "-s", "reward.parse",
         "--report", str(report))
     lines = [json.loads(line) for line in report.read_text().splitlines() if '"type": "case"' in line]
     failing = [line for line in lines if line["outcome"] == "fail"]
-    assert len(failing) == 3 and all("input" in line for line in failing)
+    assert sorted(line["id"] for line in failing) == wrong_candidates.caught_by_strip(corpus)
+    assert all("input" in line for line in failing)
     assert all(line["candidate"]["message"].startswith("Reward file is empty") for line in failing)
     assert not any("input" in line for line in lines if line["outcome"] == "pass")

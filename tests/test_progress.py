@@ -11,6 +11,7 @@ from conformance.connection.connectors import parse
 from conformance.run import certification
 from conformance.run.plan import Options
 from conformance.run.watch import Outline, Watcher
+from tests import wrong_candidates
 
 
 class Witness(Watcher):
@@ -80,11 +81,7 @@ def test_the_live_display_prints_each_problem_and_goes_away(tmp_path, corpus):
     certification.certify(_recorded("tests.wrong_candidates:empty_by_strip", report, "reward.parse"), report,
                           watcher=watcher_for(ProgressMode.LIVE, stream))
     shown = text.getvalue()
-    # empty_by_strip takes the first reward file that is whitespace only, but not empty, as empty.
-    first = [next(c.case.input[k] for k in ("reward_json", "reward_txt") if c.case.input.get(k) is not None)
-             for c in corpus if c.case.surface == "reward.parse"
-             and any(c.case.input.get(k) is not None for k in ("reward_json", "reward_txt"))]
-    blank = sum(1 for data in first if data and not data.strip())
+    blank = len(wrong_candidates.caught_by_strip(corpus))
     assert blank >= 3
     assert shown.count("FAIL reward.parse::") == blank
     assert f"{blank} problem(s)" in shown

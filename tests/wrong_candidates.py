@@ -80,6 +80,15 @@ def _strip_empty(verifier_dir: dict):
 empty_by_strip = reference.derive("wrong-empty-by-strip", **{"reward.parse": _strip_empty})
 
 
+def caught_by_strip(corpus) -> list[str]:
+    """The reward.parse cases ``empty_by_strip`` fails: the first reward file is whitespace to bytes.strip(),
+    not empty."""
+    firsts = {loaded.id: next((loaded.case.input[k] for k in ("reward_json", "reward_txt")
+                               if loaded.case.input.get(k) is not None), None)
+              for loaded in corpus if loaded.case.surface == "reward.parse"}
+    return sorted(i for i, data in firsts.items() if data and not data.strip())
+
+
 def _with_pass_at_1(request: dict):
     result = pass_at_k.compute(request)
     groups: dict[str, list] = {}

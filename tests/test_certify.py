@@ -85,15 +85,15 @@ def test_exec_transport_carries_the_same_messages(corpus, live_oracle):
 
 def test_pytest_items_run_the_cases(tmp_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "cases/pass_at_k", "--candidate", "reference",
-         "--oracle", "recorded", "-q", "-p", "no:cacheprovider", "-n", "2"],
+        [sys.executable, "-m", "pytest", "cases/pass_at_k", "--conformance-candidate", "reference",
+         "--conformance-oracle", "recorded", "-q", "-p", "no:cacheprovider", "-n", "2"],
         capture_output=True, text=True,
     )
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert " passed" in proc.stdout
     wrong = subprocess.run(
-        [sys.executable, "-m", "pytest", "cases/pass_at_k", "--candidate", "tests.wrong_candidates:pass_at_1",
-         "--oracle", "recorded", "-q", "-p", "no:cacheprovider"],
+        [sys.executable, "-m", "pytest", "cases/pass_at_k", "--conformance-candidate",
+         "tests.wrong_candidates:pass_at_1", "--conformance-oracle", "recorded", "-q", "-p", "no:cacheprovider"],
         capture_output=True, text=True,
     )
     assert wrong.returncode == 1

@@ -1,0 +1,228 @@
+"""The plugin's options: each ``--conformance-NAME`` on the command line, most also ``conformance_NAME`` in the
+ini file, read and checked once into :class:`Settings`.
+
+Every name is namespaced, so a project whose own conftest adds ``--candidate``
+or ``--oracle`` is left alone. Values are taken as text and converted here, so
+a bad one is a ``pytest.UsageError`` (exit status 4) that names the option,
+before any item runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from conformance import ORACLE_RELEASE
+
+if TYPE_CHECKING:
+    from conformance.connection.spec import Spec
+    from conformance.core.compare import NanPolicy
+    from conformance.run.generate import Profile
+
+PREFIX = "conformance"
+DEFAULT_PROFILE = "ci"  # a fixed seed and budget: a test suite's run repeats
+NO_DATABASE = "none"
+
+
+@dataclass(frozen=True)
+class Option:
+    name: str  # --conformance-NAME, ini conformance_NAME
+    help: str
+    metavar: str | None = None  # None: a flag
+    ini: bool = True
+    path: bool = False  # a path: in the ini file, relative to the ini file's folder
+
+    @property
+    def flag(self) -> str:
+        return f"--{PREFIX}-{self.name}"
+
+    @property
+    def dest(self) -> str:
+        return f"{PREFIX}_{self.name.replace('-', '_')}"
+
+
+OPTIONS = (
+    Option("candidate", "the candidate spec, as for `conformance certify -c`; without it the plugin collects "
+                        "nothing", "SPEC", ini=False),
+    Option("oracle", f"harbor==VERSION, or 'recorded' for the cases' recorded results (default: "
+                     f"harbor=={ORACLE_RELEASE})", "SPEC"),
+    Option("timeout", "seconds per candidate request (default: certify's)", "SECONDS"),
+    Option("timeout-multiplier", "scale the candidate's request, start and stop timeouts", "X"),
+    Option("broken-after", "consecutive crashes, timeouts or protocol errors after which the candidate is given "
+                           "up on and the remaining items fail at once (default: certify's)", "N"),
+    Option("validate-protocol", "check every candidate message against the published JSON Schemas"),
+    Option("nan-policy", "override every surface's NaN policy (any-nan-equal, bitwise, or a registered one)",
+           "NAME"),
+    Option("expectations", "the candidate's known divergences: listed ones are xfail", "FILE", path=True),
+    Option("report", "write the run's JSONL report there, as `conformance certify --report` does", "PATH",
+           path=True),
+    Option("profile", f"generated inputs: ci, dev or explore (default: {DEFAULT_PROFILE})", "NAME"),
+    Option("seed", "the generators' seed (default: the profile's, or a fresh one per run)", "N"),
+    Option("max-examples", "generated inputs per surface (default: the profile's)", "N"),
+    Option("example-database", "where generated findings are saved and replayed first: a directory, "
+                               f"redis://HOST:PORT, or '{NO_DATABASE}' (default: .hypothesis/examples under the "
+                               "rootdir)", "DB"),
+    Option("no-cases", "collect no case items: generated inputs only"),
+    Option("no-generate", "collect no generated items: cases only"),
+)
+_BY_NAME = {option.name: option for option in OPTIONS}
+
+
+def add(parser: pytest.Parser) -> None:
+    group = parser.getgroup(PREFIX, "harbor-conformance: case files and generated inputs as items "
+                                    "(with --conformance-candidate)")
+    for option in OPTIONS:
+        if option.metavar is None:
+            group.addoption(option.flag, action="store_true", default=False, dest=option.dest, help=option.help)
+        else:
+            group.addoption(option.flag, default=None, dest=option.dest, metavar=option.metavar, help=option.help)
+        if option.ini and option.metavar is None:
+            parser.addini(option.dest, option.help, type="bool")
+        elif option.ini:
+            parser.addini(option.dest, option.help, type="string")
+
+
+def candidate_text(config: pytest.Config) -> str | None:
+    """The candidate asked for: the switch that turns the plugin on."""
+    text: str | None = config.getoption(_BY_NAME["candidate"].dest)
+    return text
+
+
+def given(config: pytest.Config, name: str) -> str | bool | None:
+    """The option's value as given: the command line's, else the ini file's (a path made absolute), else None."""
+    option = _BY_NAME[name]
+    value: str | bool | None = config.getoption(option.dest)
+    if value or not option.ini:
+        return value or None
+    ini = config.getini(option.dest)
+    if not ini:
+        return None
+    if option.path and config.inipath is not None:
+        return str(config.inipath.parent / str(ini))
+    return ini if isinstance(ini, bool) else str(ini)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What was asked for, checked."""
+
+    candidate: Spec
+    oracle: Spec | None  # None: the cases' recorded results
+    timeout: float
+    timeout_multiplier: float
+    broken_after: int
+    validate_protocol: bool
+    nan_policy: NanPolicy | None
+    expectations: Path | None
+    report: Path | None
+    profile: Profile
+    seed: int | None  # None: the profile's, or a fresh one
+    max_examples: int
+    example_database: str | None  # None: none
+    cases: bool
+    generate: bool
+
+
+def read(config: pytest.Config) -> Settings:
+    """The settings; pytest.UsageError naming the option for a value that cannot be used."""
+    from conformance.errors import HarnessError
+
+    try:
+        return _read(config)
+    except HarnessError as e:
+        raise pytest.UsageError("\n".join([str(e), *e.details])) from None
+
+
+def _text(config: pytest.Config, name: str) -> str | None:
+    value = given(config, name)
+    return value if isinstance(value, str) else None
+
+
+def _flag(config: pytest.Config, name: str) -> bool:
+    return bool(given(config, name))
+
+
+def _number(config: pytest.Config, name: str, kind: type[int] | type[float], default: float,
+            minimum: float, above: bool = False) -> float:
+    from conformance.errors import UsageError
+
+    text = _text(config, name)
+    if text is None:
+        return default
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or value < minimum or (above and value == minimum):
+        bound = f"above {minimum}" if above else f"at least {minimum}"
+        raise UsageError(f"{_BY_NAME[name].flag}: expected {'an integer' if kind is int else 'a number'} {bound}, "
+                         f"got {text!r}")
+    return value
+
+
+@contextmanager
+def _named(name: str) -> Iterator[None]:
+    """A usage error, said of the option it comes from."""
+    from conformance.errors import UsageError
+
+    try:
+        yield
+    except UsageError as e:
+        raise UsageError(f"{_BY_NAME[name].flag}: {e}", e.details) from None
+
+
+def _read(config: pytest.Config) -> Settings:
+    from conformance.connection.base import DEFAULT_TIMEOUT
+    from conformance.connection.breaker import DEFAULT_LIMIT
+    from conformance.connection.connectors import parse
+    from conformance.core.compare import POLICIES
+    from conformance.core.registry import RegistryError
+    from conformance.errors import UsageError
+    from conformance.run import generate
+    from conformance.run.plan import DEFAULT_ORACLE, oracle_spec
+
+    text = candidate_text(config)
+    assert text is not None  # read only when the plugin is on
+    with _named("candidate"):
+        candidate = parse(text)
+    with _named("oracle"):
+        oracle = oracle_spec(_text(config, "oracle") or DEFAULT_ORACLE)
+    profile_name = _text(config, "profile") or DEFAULT_PROFILE
+    if profile_name not in generate.PROFILES:
+        raise UsageError(f"--conformance-profile: unknown profile {profile_name!r}; known: "
+                         f"{', '.join(generate.PROFILES)}")
+    profile = generate.PROFILES[profile_name]
+    policy_name = _text(config, "nan-policy")
+    try:
+        nan_policy = POLICIES.get(policy_name) if policy_name else None
+    except RegistryError as e:
+        raise UsageError(f"--conformance-nan-policy: {e}") from None
+    cases, generating = not _flag(config, "no-cases"), not _flag(config, "no-generate")
+    if not cases and not generating:
+        raise UsageError("--conformance-no-cases and --conformance-no-generate together leave nothing to run")
+    seed = _text(config, "seed")
+    database = _text(config, "example-database")
+    expectations, report = _text(config, "expectations"), _text(config, "report")
+    return Settings(
+        candidate=candidate,
+        oracle=oracle,
+        timeout=_number(config, "timeout", float, DEFAULT_TIMEOUT, 0, above=True),
+        timeout_multiplier=_number(config, "timeout-multiplier", float, 1.0, 0, above=True),
+        broken_after=int(_number(config, "broken-after", int, DEFAULT_LIMIT, 1)),
+        validate_protocol=_flag(config, "validate-protocol"),
+        nan_policy=nan_policy,
+        expectations=Path(expectations) if expectations else None,
+        report=Path(report) if report else None,
+        profile=profile,
+        seed=int(_number(config, "seed", int, 0, 0)) if seed is not None else None,
+        max_examples=int(_number(config, "max-examples", int, profile.max_examples, 1)),
+        example_database=(None if database == NO_DATABASE
+                          else database or str(config.rootpath / ".hypothesis" / "examples")),
+        cases=cases,
+        generate=generating,
+    )

@@ -1,0 +1,229 @@
+"""One pytest process's part of a conformance run, registered as a plugin only when the plugin is on.
+
+It checks the settings, the expectation file and the example database, and
+starts the oracle and the candidate once before any item runs, so that a
+run that cannot start as asked ends with ``pytest.UsageError`` (exit status
+4) and one message. Items then share its connections (each pytest-xdist
+worker opens its own) and its generators' seed (a fresh one is chosen once,
+by the controller, and given to every worker). The process that writes the
+report (the controller, or the only one) gathers every item's report lines.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from conformance.pytest_plugin import options
+from conformance.pytest_plugin.markers import Markers
+
+if TYPE_CHECKING:
+    from hypothesis.database import ExampleDatabase
+
+    from conformance.connection.breaker import Breaker
+    from conformance.errors import HarnessError
+    from conformance.pytest_plugin.reporting import Ledger
+    from conformance.report.model import CandidateLine, CaseLine, Party
+    from conformance.run.expectations import Expectations
+    from conformance.run.runner import Oracle
+
+SUITE: pytest.StashKey[Conformance] = pytest.StashKey()  # the process's Conformance, while the plugin is on
+SEED = "conformance_seed"  # in an xdist worker's input: the run's seed
+WORKER_OUTPUT = "conformance"  # in an xdist worker's output: what only it knows (its candidate's stop, fallbacks)
+
+
+def _usage(error: HarnessError, option: str) -> pytest.UsageError:
+    return pytest.UsageError("\n".join([f"{option}: {error}", *error.details]))
+
+
+class Conformance:
+    def __init__(self, config: pytest.Config, settings: options.Settings) -> None:
+        from conformance.core import surfaces
+
+        self.config = config
+        self.settings = settings
+        self.markers = Markers(config)
+        self.surface_names = frozenset(surfaces.SURFACES)
+        self.generators = frozenset(surfaces.with_generators())
+        self.worker = hasattr(config, "workerinput")
+        self.expectations: Expectations | None = None
+        self._database: ExampleDatabase | None = None
+        self._candidate: Breaker | None = None
+        self._oracle: Oracle | None = None
+        self.candidate_lines: list[CandidateLine] = []  # this process's candidate failing to start or to stop
+        self.batch_fallbacks = 0  # batches of this process's candidate asked again one request at a time
+        self.parties: tuple[Party, Party] | None = None  # (oracle, candidate), as they started
+        self.ledger: Ledger | None = None  # where the report is written: the lines of every item
+        self.stale: list[str] = []  # expectation entries that named nothing they should have
+        self.seed = self._seed()
+
+    @classmethod
+    def start(cls, config: pytest.Config) -> Conformance:
+        """Everything checked, the connections started once (by the controller): pytest.UsageError if not."""
+        from conformance.errors import HarnessError
+        from conformance.pytest_plugin.reporting import Ledger
+        from conformance.run.expectations import Expectations
+
+        suite = cls(config, options.read(config))
+        try:
+            if suite.settings.expectations is not None:
+                suite.expectations = Expectations.from_file(suite.settings.expectations)
+        except HarnessError as e:
+            raise _usage(e, "--conformance-expectations") from None
+        if suite.settings.generate and suite.settings.oracle is not None:  # where used only: Hypothesis is slow
+            try:
+                suite.database()
+            except HarnessError as e:
+                raise _usage(e, "--conformance-example-database") from None
+        # Every marker an item can carry, but the tags of case files not yet read (declared as they are read).
+        suite.markers.every_item()
+        suite.markers.generated()
+        for surface in suite.surface_names:
+            suite.markers.surface(surface)
+        if not suite.worker:
+            suite._start_once()
+            suite.ledger = Ledger(config.rootpath)
+        return suite
+
+    def _seed(self) -> int:
+        from conformance.run.generate import new_seed
+
+        if self.worker:
+            seed: int = self.config.workerinput[SEED]  # type: ignore[attr-defined]
+            return seed
+        if self.settings.seed is not None:
+            return self.settings.seed
+        fixed = self.settings.profile.fixed_seed
+        return fixed if fixed is not None else new_seed()
+
+    def _start_once(self) -> None:
+        """Start the oracle and the candidate, keeping what their handshakes say; kept open for the items unless
+        pytest-xdist's workers run them."""
+        from conformance.connection.base import ConnectError
+        from conformance.errors import UsageError
+        from conformance.report.model import Party
+        from conformance.run.certification import connect_oracle
+
+        try:
+            oracle = connect_oracle(self.settings.oracle)
+        except UsageError as e:
+            raise _usage(e, "--conformance-oracle") from None
+        try:
+            candidate = self._connect()
+        except ConnectError as e:
+            oracle.close()
+            raise _usage(e, "--conformance-candidate") from None
+        self._oracle, self._candidate = oracle, candidate
+        self.parties = (Party(spec=oracle.spec, implementation=oracle.implementation),
+                        Party(spec=self.settings.candidate.text, implementation=candidate.implementation))
+        if self.config.pluginmanager.hasplugin("dsession"):  # a controller: its workers start their own
+            self.close()
+
+    def _connect(self) -> Breaker:
+        from conformance.connection.breaker import Breaker
+        from conformance.connection.connectors import connect
+
+        s = self.settings
+        return Breaker(connect(s.candidate, timeout=s.timeout, timeout_multiplier=s.timeout_multiplier,
+                               validate=s.validate_protocol), s.broken_after)
+
+    # -- what items share -------------------------------------------------------------------
+
+    def candidate(self) -> Breaker:
+        """The candidate, started on first use; one that does not start (in a worker) is recorded, as certify
+        records it, and every item then fails as ``broken``."""
+        from conformance.connection.base import StartFailure
+        from conformance.connection.breaker import Breaker
+        from conformance.report.model import CandidateLine
+
+        if self._candidate is None:
+            try:
+                self._candidate = self._connect()
+            except StartFailure as e:
+                self._candidate = Breaker.never_started(self.settings.candidate, f"{e.reply.kind}: {e.reply.detail}")
+                self.candidate_lines.append(CandidateLine(stage="start", outcome=e.reply.kind,
+                                                          detail=e.reply.detail, protocol_error=e.reply.error))
+        return self._candidate
+
+    def oracle(self) -> Oracle:
+        from conformance.run.certification import connect_oracle
+
+        if self._oracle is None:
+            self._oracle = connect_oracle(self.settings.oracle)
+        return self._oracle
+
+    def database(self) -> ExampleDatabase | None:
+        if self._database is None and self.settings.example_database is not None:
+            from conformance.run.examples import open_database  # imports Hypothesis
+
+            self._database = open_database(self.settings.example_database)
+        return self._database
+
+    def expected(self, record: CaseLine) -> CaseLine:
+        """The record as the expectation file has it: a listed divergence is xfail, a listed conforming case
+        xpass."""
+        return self.expectations.apply(record) if self.expectations is not None else record
+
+    def close(self) -> None:
+        """Stop both sides; the candidate failing to stop is recorded, as certify records it."""
+        from conformance.report.model import CandidateLine
+
+        candidate, oracle, self._candidate, self._oracle = self._candidate, self._oracle, None, None
+        if candidate is not None:
+            self.batch_fallbacks += len(candidate.batch_fallbacks)
+            if (problem := candidate.close()) is not None:
+                self.candidate_lines.append(CandidateLine(stage="stop", outcome=problem.kind, detail=problem.detail,
+                                                          protocol_error=problem.error))
+        if oracle is not None:
+            oracle.close()
+
+    # -- hooks ------------------------------------------------------------------------------
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if self.ledger is not None:
+            self.ledger.add(report)
+
+    @pytest.hookimpl(tryfirst=True)  # before xdist sends a worker's output
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.close()
+        if self.worker:
+            self.config.workeroutput[WORKER_OUTPUT] = self._output()  # type: ignore[attr-defined]
+            return
+        assert self.ledger is not None and self.parties is not None
+        self.ledger.add_output(self._output())
+        finished = exitstatus != pytest.ExitCode.INTERRUPTED and not (session.shouldstop or session.shouldfail)
+        self.stale = self.ledger.stale(self.expectations) if self.expectations is not None else []
+        if self.settings.report is not None:
+            self.ledger.write(self.settings, self.seed, self.parties, self.stale, finished,
+                              ["pytest", *self.config.invocation_params.args])
+        if self.stale and session.exitstatus == pytest.ExitCode.OK:  # as certify: an out-of-date entry fails the run
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _output(self) -> dict[str, Any]:
+        from conformance.report.writer import dumps
+
+        return {"candidate": [dumps(line) for line in self.candidate_lines], "batch_fallbacks": self.batch_fallbacks}
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.stale and self.expectations is not None:
+            terminalreporter.write_line(f"harbor-conformance: {len(self.stale)} stale expectation(s) in "
+                                        f"{self.expectations.path}, naming nothing this run found: "
+                                        f"{', '.join(self.stale)}", red=True)
+        if self.ledger is not None and self.settings.report is not None:
+            terminalreporter.write_line(f"harbor-conformance: report written to {self.settings.report}")
+
+    def pytest_unconfigure(self) -> None:
+        self.close()
+
+    # pytest-xdist's hooks: optional, so a pytest without it accepts the plugin.
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[SEED] = self.seed
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        output = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT)
+        if self.ledger is not None and output is not None:
+            self.ledger.add_output(output)

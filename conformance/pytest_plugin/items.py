@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
@@ -230,7 +230,7 @@ class GeneratedItem(_ConformanceItem):
         return self.path, 0, f"{self.surface} generated inputs"
 
 
-def _skip(reason: str) -> None:
+def _skip(reason: str) -> NoReturn:
     """Skip the item, reported at the item (a case's file and line), not at this line."""
     raise pytest.skip.Exception(reason, _use_item_location=True)
 

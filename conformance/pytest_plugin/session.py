@@ -194,11 +194,16 @@ class Conformance:
         self.ledger.add_output(self._output())
         finished = exitstatus != pytest.ExitCode.INTERRUPTED and not (session.shouldstop or session.shouldfail)
         self.stale = self.ledger.stale(self.expectations) if self.expectations is not None else []
-        if self.settings.report is not None:
+        if self.writes_report:
             self.ledger.write(self.settings, self.seed, self.parties, self.stale, finished,
                               ["pytest", *self.config.invocation_params.args])
         if self.stale and session.exitstatus == pytest.ExitCode.OK:  # as certify: an out-of-date entry fails the run
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    @property
+    def writes_report(self) -> bool:
+        """Whether this process writes the report: asked for, not a worker, and items run (not --collect-only)."""
+        return self.settings.report is not None and self.ledger is not None and not self.config.option.collectonly
 
     def _output(self) -> dict[str, Any]:
         from conformance.report.writer import dumps
@@ -210,7 +215,7 @@ class Conformance:
             terminalreporter.write_line(f"harbor-conformance: {len(self.stale)} stale expectation(s) in "
                                         f"{self.expectations.path}, naming nothing this run found: "
                                         f"{', '.join(self.stale)}", red=True)
-        if self.ledger is not None and self.settings.report is not None:
+        if self.writes_report:
             terminalreporter.write_line(f"harbor-conformance: report written to {self.settings.report}")
 
     def pytest_unconfigure(self) -> None:

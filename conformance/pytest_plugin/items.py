@@ -209,7 +209,9 @@ class GeneratedItem(_ConformanceItem):
         oracle = suite.oracle()
         if candidate.broken:
             result = generate.GenerationResult(self.surface, settings.profile.name, suite.seed,
-                                               settings.max_examples, error=f"not run: {candidate.broken}")
+                                               generate.surface_budget(settings.profile, self.surface,
+                                                                       settings.max_examples),
+                                               error=f"not run: {candidate.broken}")
         else:
             result = generate.generate(self.surface, candidate, oracle, profile=settings.profile, seed=suite.seed,
                                        max_examples=settings.max_examples, policy=settings.nan_policy,

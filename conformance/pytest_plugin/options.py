@@ -122,7 +122,7 @@ class Settings:
     report: Path | None
     profile: Profile
     seed: int | None  # None: the profile's, or a fresh one
-    max_examples: int
+    max_examples: int | None  # None: the profile's budget, scaled by each surface
     example_database: str | None  # None: none
     cases: bool
     generate: bool
@@ -220,7 +220,8 @@ def _read(config: pytest.Config) -> Settings:
         report=Path(report) if report else None,
         profile=profile,
         seed=int(_number(config, "seed", int, 0, 0)) if seed is not None else None,
-        max_examples=int(_number(config, "max-examples", int, profile.max_examples, 1)),
+        max_examples=(int(_number(config, "max-examples", int, 0, 1)) if _text(config, "max-examples") is not None
+                      else None),
         example_database=(None if database == NO_DATABASE
                           else database or str(config.rootpath / ".hypothesis" / "examples")),
         cases=cases,

@@ -71,6 +71,14 @@ PROFILES = {
 DEFAULT_PROFILE = "dev"
 
 
+def surface_budget(profile: Profile, surface_name: str, max_examples: int | None = None) -> int:
+    """A surface's generated inputs: ``max_examples`` when given, else the profile's budget times the
+    surface's ``examples_scale``."""
+    if max_examples is not None:
+        return max_examples
+    return profile.max_examples * surfaces.get(surface_name).examples_scale
+
+
 def describe(profile: Profile, seed: int, max_examples: int | None) -> Generation:
     """The report header's account of a generation run: enough to repeat it."""
     from hypothesis import __version__ as hypothesis_version
@@ -220,7 +228,7 @@ def generate(
     """
     if oracle.connection is None:
         raise ValueError("generated inputs need a live oracle")
-    budget = max_examples if max_examples is not None else profile.max_examples
+    budget = surface_budget(profile, surface_name, max_examples)
     result = GenerationResult(surface_name, profile.name, seed, budget)
     found: dict[tuple[str, ...], list[tuple[shapes.Shape, CaseLine]]] = {}
     made: dict[tuple[str, ...], int] = {}  # findings made of each kind, dropped ones included

@@ -108,9 +108,8 @@ class Plan:
     def budget_for(self, surface: str) -> int:
         """The generated inputs of one surface: the profile's budget times the surface's scale; a budget
         given with --max-examples is every surface's as it is."""
-        if self.options.max_examples is not None:
-            return self.budget
-        return self.budget * surfaces.get(surface).examples_scale
+        scale = 1 if self.options.max_examples is not None else surfaces.get(surface).examples_scale
+        return self.budget * scale
 
     @property
     def policy_name(self) -> str:

@@ -141,3 +141,26 @@ def test_generators_are_split_by_seed_and_budget(tmp_path):
     merged = report.read(tmp_path / "all.jsonl").generated[0]
     assert merged.inputs_run == lines[0].inputs_run + lines[1].inputs_run
     assert merged.seed == [lines[0].seed, lines[1].seed]
+
+
+def test_merged_generators_keep_each_finding_once_and_sum_each_surface():
+    from conformance.core.outcomes import Outcome
+    from conformance.report.model import CaseLine, GeneratedLine
+    from conformance.run.shards import MergedGenerators
+
+    def finding(case_id: str, surface: str = "pass_at_k") -> CaseLine:
+        return CaseLine(id=case_id, surface=surface, outcome=Outcome.FAIL, origin="generated", input=None)
+
+    def line(seed: int, found: list[str], **more) -> GeneratedLine:
+        return GeneratedLine(surface="pass_at_k", profile="explore", seed=seed, max_examples=10, inputs_run=12,
+                             divergences=found, **more)
+
+    merged = MergedGenerators()
+    assert [merged.finding(f) for f in (finding("a"), finding("b"), finding("a"))] == [True, True, False]
+    merged.generator(line(1, ["a", "b"]))
+    merged.generator(line(2, ["a"], skipped=2, skip_reason="declined", error="flaky"))
+    merged.generator(line(3, [], skipped=1, skip_reason="other", error="broken"))
+    (only,) = merged.lines()
+    assert (only.seed, only.inputs_run, only.max_examples, only.divergences) == ([1, 2, 3], 36, 30, ["a", "b"])
+    assert (only.skipped, only.skip_reason, only.error) == (3, "declined", "flaky; broken")
+    assert [r.id for r in merged.of("pass_at_k")] == ["a", "b"] and merged.of("reward.parse") == []

@@ -6,6 +6,9 @@ derived from the run's seed and I/N, with 1/N of the budget; so the N
 shards together draw N different streams of inputs, as many as one run
 would. Each shard's report header names its shard and the case ids it was
 given, so ``combine`` can tell a missing case from one never selected.
+
+Merging generator runs (:class:`MergedGenerators`) is shared with
+campaigns, which merge their tasks the same way as each one ends.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from conformance.errors import UsageError
 from conformance.report.model import (
@@ -133,36 +136,64 @@ def combine(parts: list[tuple[str, Report]]) -> Merged:
     return _merged([(name, report, heads[name]) for name, report in parts], count)
 
 
+@dataclass
+class MergedGenerators:
+    """Runs of the same surfaces' generators as one, the parts taken in any order and as they come (a shard's
+    report, a campaign's task): each finding once (one input found by two runs is one finding), and each
+    surface's generator line with the inputs, budgets and skips summed, every seed listed, every error kept."""
+
+    findings: dict[str, CaseLine] = field(default_factory=dict)
+    generated: dict[str, GeneratedLine] = field(default_factory=dict)
+    seeds: dict[str, list[int]] = field(default_factory=dict)
+
+    def finding(self, record: CaseLine) -> bool:
+        """Keep a generated finding; False when one of its id is kept already."""
+        if record.id in self.findings:
+            return False
+        self.findings[record.id] = record
+        return True
+
+    def generator(self, line: GeneratedLine) -> None:
+        merged = self.generated.setdefault(line.surface, line.model_copy(
+            update={"inputs_run": 0, "max_examples": 0, "divergences": [], "error": None, "skipped": 0}))
+        merged.inputs_run += line.inputs_run
+        merged.max_examples += line.max_examples
+        merged.skipped += line.skipped
+        merged.skip_reason = merged.skip_reason or line.skip_reason
+        self.seeds.setdefault(line.surface, []).extend(line.seed if isinstance(line.seed, list) else [line.seed])
+        merged.divergences += [i for i in line.divergences if i not in merged.divergences]
+        if line.error:
+            merged.error = "; ".join(filter(None, [merged.error, line.error]))
+
+    def of(self, surface: str) -> list[CaseLine]:
+        return [record for record in self.findings.values() if record.surface == surface]
+
+    def lines(self) -> list[GeneratedLine]:
+        """Each surface's merged generator line, listing every part's seed."""
+        return [line.model_copy(update={"seed": list(self.seeds[surface])})
+                for surface, line in self.generated.items()]
+
+
 def _merged(parts: list[tuple[str, Report, tuple[Header, ShardInfo]]], count: int) -> Merged:
     tally = Tally()
     lines: list[CaseLine | GeneratedLine | CandidateLine] = []
-    generated: dict[str, GeneratedLine] = {}
-    seeds: dict[str, list[int]] = {}
-    findings: dict[str, CaseLine] = {}
+    merged = MergedGenerators()
     for _, report, _head in sorted(parts, key=lambda part: part[2][1].index):
         for record in report.records:
             if record.generated:
-                findings.setdefault(record.id, record)  # one input found by two shards is one finding
+                merged.finding(record)
             else:
                 lines.append(record)
         for line in report.generated:
-            merged = generated.setdefault(line.surface, line.model_copy(
-                update={"inputs_run": 0, "max_examples": 0, "divergences": [], "error": None}))
-            merged.inputs_run += line.inputs_run
-            merged.max_examples += line.max_examples
-            seeds.setdefault(line.surface, []).extend(line.seed if isinstance(line.seed, list) else [line.seed])
-            merged.divergences += [i for i in line.divergences if i not in merged.divergences]
-            if line.error:
-                merged.error = "; ".join(filter(None, [merged.error, line.error]))
+            merged.generator(line)
         for problem in report.candidate_problems:
             lines.append(problem)
             tally.candidate_problems.append(problem)
     for entry in lines:
         if isinstance(entry, CaseLine):
             tally.add(entry)
-    for surface, line in generated.items():
-        line.seed = seeds[surface]
-        surface_findings = [r for r in findings.values() if r.surface == surface]
+    for line in merged.lines():
+        surface_findings = merged.of(line.surface)
         lines += [*surface_findings, line]
         for record in surface_findings:
             tally.add(record)

@@ -1,6 +1,7 @@
 """CI sessions: `nox -s tests`, `nox -s certify -- [SPEC]`, `nox -s lint`, `nox -s coverage`,
 `nox -s upgrade-gate -- [VERSION]`, `nox -s harbor-changes`, `nox -s bench`, `nox -s explore-sharded`,
-`nox -s offline` (the tests that need no oracle), `nox -s mutants` (the suite's kill rate on one-bug mutants)."""
+`nox -s offline` (the tests that need no oracle), `nox -s mutants` (the suite's kill rate on one-bug mutants),
+`nox -s campaign` (a fuzzing campaign on a Dask cluster)."""
 
 from __future__ import annotations
 
@@ -83,6 +84,17 @@ def bench(session: nox.Session) -> None:
     """What a run costs on this machine: rates per surface, examples per second, whole runs, memory (a table)."""
     session.install("-e", ".")
     session.run("python", "-m", "conformance.bench", *session.posargs)
+
+
+@nox.session
+def campaign(session: nox.Session) -> None:
+    """A short fuzzing campaign against the reference on a local Dask cluster, every core a worker.
+
+    Options are passed through and override the defaults: `nox -s campaign -- --budget 2h -c SPEC`,
+    `-- --scheduler tcp://HOST:8786` for a running cluster (see docs/campaigns.md).
+    """
+    session.install("-e", ".[campaign]")
+    session.run("conformance", "campaign", "--candidate", "reference", "--budget", "2m", *session.posargs)
 
 
 @nox.session(name="explore-sharded")

@@ -27,6 +27,7 @@ LAYERS = [
     ("corpus", ["conformance.corpus"]),
     ("strategies", ["conformance.strategies"]),
     ("run", ["conformance.run"]),
+    ("campaign", ["conformance.campaign"]),
     ("mutation", ["conformance.mutation"]),
     ("front ends", ["conformance.cli", "conformance.pytest_plugin", "conformance.schema_export", "conformance.bench",
                     "conformance.__main__"]),

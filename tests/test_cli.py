@@ -28,8 +28,8 @@ def test_version_names_the_suite_and_the_oracle():
         assert __version__ in result.output and f"harbor=={ORACLE_RELEASE}" in result.output
 
 
-@pytest.mark.parametrize("command", [[], ["certify"], ["cases"], ["cases", "list"], ["expectations", "update"],
-                                     ["expectations", "check"]])
+@pytest.mark.parametrize("command", [[], ["certify"], ["campaign"], ["cases"], ["cases", "list"],
+                                     ["expectations", "update"], ["expectations", "check"]])
 def test_h_is_help_everywhere(command):
     result = CliRunner().invoke(app, [*command, "-h"], prog_name="conformance")
     assert result.exit_code == 0 and f"Usage: {' '.join(['conformance', *command])} [OPTIONS]" in result.output
@@ -44,6 +44,7 @@ def test_help_shows_the_defaults_written_in_words():
 
 @pytest.mark.parametrize("command", [
     ["certify", "--oracle", "recorded"], ["cases", "list"], ["cases", "record"], ["gate", "0.25.0"],
+    ["campaign", "--budget", "1m"],
 ])
 def test_an_unknown_surface_is_refused_with_the_list_of_surfaces(command):
     result = CliRunner().invoke(app, [*command, "--surface", "reward.pars"])

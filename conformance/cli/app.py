@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from conformance import ORACLE_RELEASE, SUITE, __version__
-from conformance.cli import corpus, mutants, oracle, reports, run
+from conformance.cli import campaign, corpus, mutants, oracle, reports, run
 from conformance.cli.console import guarded, out
 from conformance.connection.protocol import PROTOCOL_VERSION
 from conformance.core.compare import COMPARATOR_VERSION
@@ -57,6 +57,7 @@ COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (app, "certify", run.certify),
     (app, "summary", reports.summary),
     (app, "combine", run.combine),
+    (app, "campaign", campaign.campaign),
     (app, "diff", reports.diff),
     (app, "gate", oracle.gate),
     (app, "lock", oracle.lock),

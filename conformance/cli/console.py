@@ -100,9 +100,17 @@ def generated_table(tally: Tally) -> Table:
     for surface, line in sorted(tally.generated.items()):
         found = (str(len(line.divergences)) + (" + error" if line.error else "")
                  + (f" ({line.skipped} skipped)" if line.skipped else ""))
-        seed = ", ".join(map(str, line.seed)) if isinstance(line.seed, list) else str(line.seed)
+        seed = _seeds(line.seed)
         table.add_row(surface, line.profile, seed, str(line.inputs_run), found)
     return table
+
+
+def _seeds(seed: int | list[int], shown: int = 3) -> str:
+    """A generator's seed, or a merged one's seeds: a campaign has one per task, the report lists them all."""
+    if not isinstance(seed, list):
+        return str(seed)
+    more = f", … ({len(seed)} seeds)" if len(seed) > shown else ""
+    return ", ".join(map(str, seed[:shown])) + more
 
 
 def shortened(text: str, limit: int = 300) -> str:

@@ -1,0 +1,83 @@
+"""``conformance campaign``: generators run as tasks on a Dask cluster for a wall-clock budget, into one report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from conformance.campaign import engine
+from conformance.campaign.plan import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_PROFILE,
+    DEFAULT_TASK_EXAMPLES,
+    make_plan,
+    parse_duration,
+)
+from conformance.cli import options as opt
+from conformance.cli.console import console, fail, log, out, print_problems, print_tables, print_verdict, warn
+from conformance.cli.progress import LineProgress
+from conformance.connection.base import DEFAULT_TIMEOUT
+from conformance.connection.connectors import parse
+from conformance.report.problems import Problems
+from conformance.run.plan import DEFAULT_ORACLE, oracle_spec
+
+
+def campaign(
+    budget: Annotated[str, typer.Option(
+        "--budget", "-b", help="How long to submit tasks: 90s, 30m, 2h, 1h30m. Tasks under way then are finished.")],
+    candidate: opt.Candidate = "reference",
+    surface: opt.Surfaces = None,
+    profile: Annotated[str, typer.Option(help="Generated inputs: ci, dev, explore.")] = DEFAULT_PROFILE,
+    seed: Annotated[int | None, typer.Option(
+        help="The base seed: each task's is derived from it.", show_default="the profile's, or a fresh one")] = None,
+    task_examples: Annotated[int, typer.Option(
+        min=1, help="Generated inputs a task draws (shrinking aside).")] = DEFAULT_TASK_EXAMPLES,
+    report: Annotated[Path | None, typer.Option(
+        help="Where to write the JSONL report.", show_default="reports/<candidate>.campaign.jsonl")] = None,
+    example_database: Annotated[str | None, typer.Option(
+        help="The Hypothesis example database the tasks share (a directory, or redis://HOST:PORT): every task "
+             "replays it first and saves its findings there.", show_default="the report's path, .examples")] = None,
+    oracle: Annotated[str, typer.Option(help="The oracle: harbor==VERSION.")] = DEFAULT_ORACLE,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="Worker processes of the local cluster.", show_default="one per core")] = None,
+    scheduler: Annotated[str | None, typer.Option(
+        help="Run on the cluster of this Dask scheduler (tcp://HOST:PORT) instead of a local one.")] = None,
+    connect_timeout: Annotated[float, typer.Option(
+        min=0.1, help="Seconds to reach the scheduler, and for a worker to join it.")] = DEFAULT_CONNECT_TIMEOUT,
+    timeout: opt.Timeout = DEFAULT_TIMEOUT,
+    markdown_out: opt.MarkdownOut = None,
+    junit_out: opt.JunitOut = None,
+    badge_out: opt.BadgeOut = None,
+) -> None:
+    """Fuzz a candidate for a wall-clock budget: generator tasks on a Dask cluster, findings merged into one
+    report and saved to a shared example database."""
+    try:
+        seconds = parse_duration(budget)
+    except ValueError as e:
+        raise fail(f"--budget: {e}") from None
+    if workers is not None and scheduler is not None:
+        warn("--workers ignored: the cluster of --scheduler has the workers it has")
+    spec = parse(candidate)
+    path = report if report is not None else Path("reports") / f"{spec.report_id}.campaign.jsonl"
+    database = example_database if example_database is not None else str(path.with_suffix(".examples"))
+    plan = make_plan(candidate=spec, oracle=oracle_spec(oracle), budget=seconds, report=path,
+                     example_database=database, surface_names=surface, profile=profile, seed=seed,
+                     task_examples=task_examples, workers=None if scheduler else workers, scheduler=scheduler,
+                     connect_timeout=connect_timeout, timeout=timeout)
+    try:
+        run = engine.run(plan, log=log, on_finding=LineProgress(console).case)
+    except KeyboardInterrupt:
+        log(f"interrupted: the findings so far are in {path} (no footer) and in the example database {database}, "
+            "where the next campaign, or certify --example-database, replays them first")
+        raise typer.Exit(130) from None
+    print_problems(Problems.of(run.findings))
+    impl = run.candidate
+    print_tables(run.tally, f"{f'{impl.name} {impl.version}' if impl else candidate} vs {run.oracle_spec}")
+    print_verdict(candidate, run.tally, run.footer.conforms, path)
+    if run.findings:
+        out.print(f"they replay first in: conformance certify -c {candidate} --example-database {database}",
+                  highlight=False, markup=False)
+    opt.ReportOutputs(markdown_out, junit_out, badge_out).write(path)
+    raise typer.Exit(0 if run.footer.conforms else 1)

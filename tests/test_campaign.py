@@ -170,7 +170,8 @@ def test_a_campaign_finds_a_wrong_candidate_and_its_findings_replay_in_certify(t
     assert caught_as in {m.cls for r in findings for m in r.mismatches}
     (line,) = data.generated
     tasks_run = [int(n) for n in re.findall(r"tcp://\S+ \((\d+)\)", _summary(done.stderr))]
-    assert len(line.seed) == sum(tasks_run) >= 2 and line.inputs_run >= 60 * len(line.seed)
+    assert len(line.seed) == sum(tasks_run) >= 2  # every task's seed, its slice of examples and its inputs summed
+    assert line.max_examples == 60 * len(line.seed) and line.inputs_run > 60
     assert sorted(line.divergences) == sorted(ids)
     # Later tasks replay the database first and find the same inputs again: merged, each is written once.
     found_per_task = [int(n) for n in re.findall(rf"{re.escape(surface)} #\d+ .*?: (\d+) finding\(s\)", done.stderr)]

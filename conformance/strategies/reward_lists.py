@@ -131,8 +131,18 @@ def keyed(draw: st.DrawFn, column: st.SearchStrategy[list]) -> list:
     return trials
 
 
+@st.composite
+def floats_then_ints(draw: st.DrawFn) -> list:
+    """A float first, then ints near 2**53 and small ones: once the total is a float, CPython adds each
+    C-long int to it plainly (no compensation), so small ints next to a large total round away one by one."""
+    first = draw(st.sampled_from([0.5, 1.0, 0.1, -0.0, 3.0]))
+    large = draw(st.lists(st.sampled_from([2**53, 2**53 + 1, 2**54, -(2**53), 10**16]), min_size=1, max_size=2))
+    small = draw(st.lists(st.sampled_from([1, 1, 2, 3, -1]), min_size=1, max_size=4))
+    return [first, *large, *small]
+
+
 float_sums = keyed(st.one_of(hard_sums, cancelling, overflowing))
-int_sums = keyed(st.one_of(big_ints, across_the_long_boundary()))
+int_sums = keyed(st.one_of(big_ints, across_the_long_boundary(), floats_then_ints()))
 tied = keyed(ties())
 
 # -- metric configs ----------------------------------------------------------------------------------------

@@ -14,9 +14,10 @@ In one run, on the machine at hand, it measures and prints:
   the ratio of the two;
 - Hypothesis examples per second per surface in the ``ci`` profile;
 - the wall time and peak memory (harness, and its largest child process: the oracle)
-  of a warm ``certify --candidate reference --profile ci``, and the wall time
-  of the same run on a fresh machine (empty caches: the oracle environment is
-  created and every wheel downloaded).
+  of a warm ``certify --candidate reference --profile ci`` that asks the oracle
+  everything (``--no-oracle-cache``), the wall time of the same run answered
+  from the oracle answer cache, and of the same run on a fresh machine (empty
+  caches: the oracle environment is created and every wheel downloaded).
 
 Targets are printed beside the figures; nothing here asserts them.
 """
@@ -42,6 +43,7 @@ from conformance.core import surfaces
 from conformance.core.outcomes import Outcome
 from conformance.corpus import cases as case_corpus
 from conformance.kit import wire
+from conformance.oracle import answers
 from conformance.report.model import Party
 from conformance.report.writer import ReportWriter, new_header
 from conformance.run import generate as generation
@@ -56,6 +58,7 @@ TARGETS = {  # what the figures should show on a 2-core machine
     "pass_at_k exec inputs/s": 10_000,
     "reward.parse exec / raw": 0.5,
     "warm certify s": 60,
+    "warm ÷ cached certify": 5,
     "fresh certify s": 180,
     "harness MB": 300,
 }
@@ -65,7 +68,7 @@ TARGETS = {  # what the figures should show on a 2-core machine
 class Results:
     rates: dict[str, dict[str, Any]] = field(default_factory=dict)  # surface -> figures
     examples_per_second: dict[str, float] = field(default_factory=dict)
-    runs: dict[str, dict[str, float]] = field(default_factory=dict)  # "warm" / "fresh" -> seconds, MB
+    runs: dict[str, dict[str, float]] = field(default_factory=dict)  # "warm" / "cached" / "fresh" -> seconds, MB
     machine: dict[str, Any] = field(default_factory=dict)
 
 
@@ -241,11 +244,11 @@ print("BENCH-MEMORY", hwm_kb("self"), max(children.values(), default=0), file=sy
 """
 
 
-def certify_run(env: dict[str, str] | None = None) -> dict[str, float]:
+def certify_run(env: dict[str, str] | None = None, *options: str) -> dict[str, float]:
     """A whole ``certify --candidate reference --profile ci`` in its own process: seconds and peak MB."""
     with tempfile.TemporaryDirectory() as folder:
         argv = [sys.executable, "-c", MEASURED_RUN, "certify", "--candidate", "reference", "--profile", "ci",
-                "--report", str(Path(folder) / "r.jsonl")]
+                "--report", str(Path(folder) / "r.jsonl"), *options]
         started = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True, env=env)
         seconds = time.perf_counter() - started
@@ -261,6 +264,7 @@ def fresh_environment(folder: Path) -> dict[str, str]:
     """Empty caches: the oracle's virtualenv and every wheel must be made or fetched again."""
     env = dict(os.environ)
     env["HARBOR_CONFORMANCE_CACHE"] = str(folder / "harbor-conformance")
+    env[answers.FOLDER_ENV] = str(folder / "oracle-answers")
     env["UV_CACHE_DIR"] = str(folder / "uv")
     return env
 
@@ -293,9 +297,13 @@ def measure(count: int, fresh: bool, only: list[str] | None) -> Results:
             connection.close()
         oracle.close()
     if not only:
-        print("warm certify", file=sys.stderr)
-        certify_run()  # warms every cache (the oracle's scripts included) before the measured run
-        results.runs["warm"] = certify_run()
+        with tempfile.TemporaryDirectory() as folder:  # answers of its own: the user's cache is left alone
+            own = {**os.environ, answers.FOLDER_ENV: folder}
+            print("warm certify", file=sys.stderr)
+            certify_run(own)  # warms every cache (the oracle's scripts, its answers) before the measured runs
+            results.runs["warm"] = certify_run(own, "--no-oracle-cache")
+            print("cached certify", file=sys.stderr)
+            results.runs["cached"] = certify_run(own)
         if fresh:
             print("fresh certify (empty caches)", file=sys.stderr)
             with tempfile.TemporaryDirectory() as folder:
@@ -340,6 +348,9 @@ def _against_targets(results: Results) -> Iterator[tuple[str, float, float, bool
     if "warm" in runs:
         yield "warm certify s", TARGETS["warm certify s"], runs["warm"]["seconds"], True
         yield "harness MB", TARGETS["harness MB"], runs["warm"]["harness_mb"], True
+    if "cached" in runs:
+        yield ("warm ÷ cached certify", TARGETS["warm ÷ cached certify"],
+               runs["warm"]["seconds"] / runs["cached"]["seconds"], False)
     if "fresh" in runs:
         yield "fresh certify s", TARGETS["fresh certify s"], runs["fresh"]["seconds"], True
 

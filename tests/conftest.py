@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -12,7 +13,7 @@ import pytest
 
 from conformance.connection.connectors import connect
 from conformance.corpus import cases
-from conformance.oracle import environments
+from conformance.oracle import answers, environments
 from conformance.run.runner import Oracle
 
 ORACLE_VERSION = "0.13.1"
@@ -114,6 +115,27 @@ def pytest_runtest_teardown(item, nextitem):
 def pytest_sessionfinish(session):
     if _Guard.folder is not None:
         shutil.rmtree(_Guard.folder, ignore_errors=True)
+
+
+# -- the oracle answer cache ---------------------------------------------------------------
+#
+# The test run's oracle answers go to a folder of its own, shared by its pytest-xdist workers (started after
+# this, they inherit it), never to the user's cache: no test reads what another run stored.
+
+_ANSWERS = pytest.StashKey[str]()
+
+
+def pytest_configure(config):
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="oracle-answers-")
+        config.stash[_ANSWERS] = folder
+        os.environ[answers.FOLDER_ENV] = folder
+
+
+def pytest_unconfigure(config):
+    folder = config.stash.get(_ANSWERS, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # -- oracle environments ------------------------------------------------------------------

@@ -57,6 +57,7 @@ class Connections:
     oracle: Spec
     timeout: float = DEFAULT_TIMEOUT  # per candidate request
     example_database: str | None = None  # findings saved there and replayed first (conformance.run.examples)
+    oracle_cache: bool = True  # the oracle's answers from the answer cache where it has them (--no-oracle-cache)
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,8 @@ class Plan:
 def make_plan(*, candidate: Spec, oracle: Spec | None, budget: float, report: Path, example_database: str,
               surface_names: list[str] | None = None, profile: str = DEFAULT_PROFILE, seed: int | None = None,
               task_examples: int = DEFAULT_TASK_EXAMPLES, workers: int | None = None, scheduler: str | None = None,
-              connect_timeout: float = DEFAULT_CONNECT_TIMEOUT, timeout: float = DEFAULT_TIMEOUT) -> Plan:
+              connect_timeout: float = DEFAULT_CONNECT_TIMEOUT, timeout: float = DEFAULT_TIMEOUT,
+              oracle_cache: bool = True) -> Plan:
     """The campaign asked for; UsageError (exit 2) for one that cannot start as asked."""
     if oracle is None:
         raise UsageError("a campaign generates inputs, which need a live oracle (not --oracle recorded)")
@@ -134,5 +136,5 @@ def make_plan(*, candidate: Spec, oracle: Spec | None, budget: float, report: Pa
     # on a shared file system, at the same path).
     database = example_database if example_database.startswith("redis://") else str(
         Path(example_database).expanduser().resolve())
-    return Plan(Connections(candidate, oracle, timeout, database), budget, generators, chosen, seed, task_examples,
-                report, workers, scheduler, connect_timeout)
+    return Plan(Connections(candidate, oracle, timeout, database, oracle_cache), budget, generators, chosen, seed,
+                task_examples, report, workers, scheduler, connect_timeout)

@@ -26,9 +26,11 @@ from hypothesis.errors import HypothesisDeprecationWarning
 
 from conformance.campaign.plan import Connections, Task
 from conformance.connection.breaker import Breaker
+from conformance.connection.cached import answered_from_cache
 from conformance.connection.connectors import connect
 from conformance.report.model import CaseLine, GeneratedLine
 from conformance.run import generate as generation
+from conformance.run.certification import connect_oracle
 from conformance.run.runner import Oracle
 
 if TYPE_CHECKING:
@@ -52,7 +54,7 @@ class Pair:
 
     @classmethod
     def open(cls, connections: Connections) -> Pair:
-        oracle = Oracle(connect(connections.oracle))
+        oracle = connect_oracle(connections.oracle, cache=connections.oracle_cache)
         try:
             return cls(oracle, Breaker(connect(connections.candidate, timeout=connections.timeout)))
         except BaseException:
@@ -73,6 +75,7 @@ class TaskResult:
     line: GeneratedLine
     worker: str  # the address of the worker that ran it
     seconds: float
+    cached_answers: int = 0  # oracle answers taken from the answer cache
 
 
 class CampaignPlugin(WorkerPlugin):
@@ -168,10 +171,12 @@ def run_task(task: Task, plugin_name: str) -> TaskResult:
     started = time.monotonic()
     try:
         with plugin.running() as pair:
+            before = answered_from_cache(pair.oracle.connection)
             result = generation.generate(task.surface, pair.candidate, pair.oracle,
                                          profile=generation.PROFILES[task.profile], seed=task.seed,
                                          max_examples=task.max_examples, on_input=plugin.check,
                                          database=plugin.database)
+            cached = answered_from_cache(pair.oracle.connection) - before
     except Stopped:
         raise TaskStopped(f"{task}: the campaign ended") from None
-    return TaskResult(task, result.findings, result.line(), worker.address, time.monotonic() - started)
+    return TaskResult(task, result.findings, result.line(), worker.address, time.monotonic() - started, cached)

@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from conformance import ORACLE_RELEASE, SUITE, __version__
-from conformance.cli import campaign, corpus, mutants, oracle, reports, run
+from conformance.cli import cache, campaign, corpus, mutants, oracle, reports, run
 from conformance.cli.console import guarded, out
 from conformance.connection.protocol import PROTOCOL_VERSION
 from conformance.core.compare import COMPARATOR_VERSION
@@ -28,6 +28,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings=H
 cases_app = typer.Typer(no_args_is_help=True, context_settings=HELP, help="Inspect and check the case corpus.")
 expectations_app = typer.Typer(no_args_is_help=True, context_settings=HELP,
                                help="Expectation files: a candidate's known divergences.")
+cache_app = typer.Typer(no_args_is_help=True, context_settings=HELP,
+                        help="The oracle answer cache: harbor's answers kept for the next run that asks the same.")
 
 
 def _version(asked: bool) -> None:
@@ -52,6 +54,7 @@ def _options(
 
 app.add_typer(cases_app, name="cases")
 app.add_typer(expectations_app, name="expectations")
+app.add_typer(cache_app, name="cache")
 
 COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (app, "certify", run.certify),
@@ -72,6 +75,8 @@ COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (cases_app, "record", corpus.cases_record),
     (expectations_app, "update", reports.expectations_update),
     (expectations_app, "check", reports.expectations_check),
+    (cache_app, "info", cache.info),
+    (cache_app, "clear", cache.clear),
 ]
 for group, name, command in COMMANDS:
     group.command(name)(guarded(command))

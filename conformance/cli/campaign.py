@@ -50,6 +50,7 @@ def campaign(
     markdown_out: opt.MarkdownOut = None,
     junit_out: opt.JunitOut = None,
     badge_out: opt.BadgeOut = None,
+    no_oracle_cache: opt.NoOracleCache = False,
 ) -> None:
     """Fuzz a candidate for a wall-clock budget: generator tasks on a Dask cluster, findings merged into one
     report and saved to a shared example database."""
@@ -65,7 +66,7 @@ def campaign(
     plan = make_plan(candidate=spec, oracle=oracle_spec(oracle), budget=seconds, report=path,
                      example_database=database, surface_names=surface, profile=profile, seed=seed,
                      task_examples=task_examples, workers=None if scheduler else workers, scheduler=scheduler,
-                     connect_timeout=connect_timeout, timeout=timeout)
+                     connect_timeout=connect_timeout, timeout=timeout, oracle_cache=not no_oracle_cache)
     try:
         run = engine.run(plan, log=log, on_finding=LineProgress(console).case)
     except KeyboardInterrupt:

@@ -190,6 +190,8 @@ def print_verdict(candidate: str, tally: Tally, conforms: bool, path: Path) -> N
                       + ", ".join(f"{n} {name}" for name, n in sorted(tally.protocol_errors.items())))
     for problem in tally.candidate_problems:
         counts.append(f"the candidate failed to {problem.stage} ({problem.outcome})")
+    if tally.cached_answers:
+        counts.append(f"{tally.cached_answers} oracle answer(s) from the cache")
     out.print(f"{candidate}: {verdict} ({', '.join(counts)}); report: {path}")
     if tally.findings:
         out.print(f"make them cases with: conformance promote {path}", highlight=False)

@@ -35,6 +35,9 @@ Timeout = Annotated[float, typer.Option(help="Seconds a candidate may take per r
 TimeoutMultiplier = Annotated[float, typer.Option(
     min=0.01, help="Scale the candidate's request, start and stop timeouts (a slow runtime, a loaded machine).")]
 HarborRelease = Annotated[str, typer.Option("--harbor", help="The harbor release.")]
+NoOracleCache = Annotated[bool, typer.Option(
+    "--no-oracle-cache", help="Ask the oracle every input: no answer from the oracle answer cache, none stored "
+                              "(`conformance cache`).")]
 MarkdownOut = Annotated[Path | None, typer.Option(
     "--markdown", help="Also write a Markdown summary here ('-': stdout).", rich_help_panel=OUTPUTS)]
 JunitOut = Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML here.", rich_help_panel=OUTPUTS)]

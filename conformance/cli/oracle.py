@@ -62,6 +62,7 @@ def gate(
     cases_root: opt.CasesRoot = None,
     surface: opt.Surfaces = None,
     doc: Annotated[Path | None, typer.Option(help="Also write one document for all the releases gated here.")] = None,
+    no_oracle_cache: opt.NoOracleCache = False,
 ) -> None:
     """The upgrade gate: harbor BASELINE as the oracle against each release; what changed, in Markdown.
 
@@ -80,7 +81,8 @@ def gate(
         try:
             result = upgrade_gate.run(version, out_dir=out_dir, baseline=baseline, expectations=expectations,
                                       no_generate=no_generate, cases_root=cases_root, surfaces=surface,
-                                      lookup=lookup, log=log, watcher=watcher_for(ProgressMode.AUTO))
+                                      lookup=lookup, log=log, watcher=watcher_for(ProgressMode.AUTO),
+                                      oracle_cache=not no_oracle_cache)
         except HarnessError as e:
             raise refused(e, f"harbor {version}: ") from None
         results.append(result)

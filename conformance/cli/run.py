@@ -107,6 +107,7 @@ def certify(
     progress: Annotated[ProgressMode, typer.Option(
         help="On stderr while it runs, with each problem as it happens: a live display (live), plain lines "
              "(lines), or nothing; auto is live on a terminal, lines otherwise.")] = ProgressMode.AUTO,
+    no_oracle_cache: opt.NoOracleCache = False,
 ) -> None:
     """Certify a candidate against the oracle: the declared cases, then generated inputs."""
     outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
@@ -119,7 +120,7 @@ def certify(
         timeout=timeout, nan_policy=nan_policy_name, profile=profile, seed=seed, max_examples=max_examples,
         no_cases=no_cases, no_generate=no_generate, expectations=expectations,
         timeout_multiplier=timeout_multiplier, validate_protocol=validate_protocol, broken_after=broken_after,
-        resume=resume, shard=_shard(shard), example_database=example_database)
+        resume=resume, shard=_shard(shard), example_database=example_database, oracle_cache=not no_oracle_cache)
     slug = options.candidate_spec.report_id
     default = f"{slug}.shard-{options.shard.index}-of-{options.shard.count}" if options.shard else slug
     with contextlib.ExitStack() as stack:

@@ -59,6 +59,10 @@ class Surface:
     # A profile's budget of generated inputs, times this: for a surface whose inputs are cheap and whose
     # input space is wide (two grammars, Unicode tables, a model's coercions), where a rule's inputs are rare.
     examples_scale: int = 1
+    # Whether the oracle's answers may be kept across runs (conformance.connection.cached): only when an answer
+    # is a function of the input alone, never of time, chance or the machine. ``cache_note`` says why (or why not).
+    cacheable: bool = True
+    cache_note: str = "a pure function of its input"
 
     def batchable(self, value: Any) -> bool:
         return self.batch_size > 1 and not (self.alone and self.alone(value))
@@ -159,6 +163,7 @@ Metric = Annotated[dict[StrictStr, Any], AfterValidator(_script_path)]
 
 @surface(
     "reward.parse",
+    cache_note="a pure function of the reward files' bytes (messages name the files relative to the trial)",
     summary="reward.txt / reward.json bytes to the rewards dict a trial holds",
     output="dict[str, float | int] | None, or the exception raised (its type, and its message's reason code)",
     spec="seed-003 §1-§2",
@@ -175,6 +180,8 @@ class VerifierDir(_Input):
 
 @surface(
     "metric.compute",
+    cache_note="a pure function of the metric and rewards; a uv-script runs the script bytes the input ships, "
+               "with the oracle's CPython (part of the cache key), its inline dependencies pinned",
     summary="a dataset metric (mean, max, min, sum, uv-script) over per-trial reward dicts",
     output="dict[str, float | int], or the exception raised",
     spec="seed-003 §3",
@@ -204,6 +211,7 @@ class Trial(_Input):
 
 @surface(
     "pass_at_k",
+    cache_note="a pure function of the trials",
     summary="pass@k per evals key from a list of trials",
     output="dict[evals_key, dict[int k, float]]",
     spec="seed-003 §4",
@@ -240,6 +248,8 @@ class Step(_Input):
 
 @surface(
     "multi_step.reward",
+    cache_note="a scripted trial, no clock or chance in what is kept; the mean's key order follows the hash "
+               "seed, and is not compared (unordered)",
     summary="a multi-step trial's reward from its steps' verifier results, by the task's strategy",
     output="{verifier_result, exception_type, steps: [{name, verifier_result, exception_type}]}",
     spec="seed-003 §5 (multi-step)",
@@ -340,6 +350,8 @@ class JobDataset(_Input):
 
 @surface(
     "job.result",
+    cache_note="a scripted job: the adapter names trials by their index in place of harbor's random names, "
+               "and keeps no time",
     summary="a whole job's result.json scoring part and each trial's verifier result, through harbor's Job",
     output="{n_total_trials, stats: {n_completed_trials, n_errored_trials, n_cancelled_trials, evals}, trials}, "
            "or the exception Job.run raises",
@@ -385,6 +397,7 @@ class JobResultInput(_Input):
 
 @surface(
     "outcome.summary",
+    cache_note="agent-challenge's summary of the bytes given, or of a scripted job (as job.result)",
     summary="agent-challenge's BASE_BENCHMARK_RESULT= line from a job's result.json (or from a whole job, or no file)",
     output="{summary: {status, score, resolved, total, reason_code}, line: str}",
     spec="seed-003 §5 (agent-challenge outcome mapping)",
@@ -410,6 +423,7 @@ class OutcomeInput(_Input):
 
 @surface(
     "reason.normalize",
+    cache_note="a pure function of the text and the attempt number",
     summary="agent-challenge's reason code of an exception type or message, and its retry policy",
     output="{reason_code: str | None, failure: {reason_code: str, retryable: bool}}",
     spec="seed-003 §1.4 (agent-challenge terminal_bench.py normalizer and code sets)",
@@ -424,6 +438,7 @@ class ReasonInput(_Input):
 
 @surface(
     "evsys.metric",
+    cache_note="a pure function of the metric name and the rewards",
     summary="an evsys-sdk metric (mean_reward, avg, pass_rate, pass@k, pass^k) over per-task sample rewards",
     output="float, or the exception raised",
     spec="seed-001 (evsys-sdk metrics)",

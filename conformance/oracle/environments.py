@@ -50,6 +50,16 @@ class OracleEnv:
     def python(self) -> Path:
         return self.root / "bin" / "python"
 
+    @property
+    def python_version(self) -> str:
+        """The interpreter's full version, as the virtualenv recorded it ("" if it did not)."""
+        try:
+            config = (self.root / "pyvenv.cfg").read_text(encoding="utf-8")
+        except OSError:
+            return ""
+        found = re.search(r"(?m)^version(?:_info)?\s*=\s*(\S+)", config)
+        return found.group(1) if found else ""
+
     def package_dir(self, name: str) -> Path:
         """Where an installed top-level package lives, as the environment's interpreter finds it."""
         return _package_dir(str(self.python), name)
@@ -69,10 +79,14 @@ def _package_dir(python: str, name: str) -> Path:
     return Path(proc.stdout.strip())
 
 
-def cache_root() -> Path:
+def suite_cache() -> Path:
+    """The suite's folder in the user cache directory (``$HARBOR_CONFORMANCE_CACHE`` when set)."""
     override = os.environ.get("HARBOR_CONFORMANCE_CACHE")
-    base = Path(override) if override else Path(platformdirs.user_cache_dir("harbor-conformance"))
-    return base / "oracle-envs"
+    return Path(override) if override else Path(platformdirs.user_cache_dir("harbor-conformance"))
+
+
+def cache_root() -> Path:
+    return suite_cache() / "oracle-envs"
 
 
 def lock_path(harbor_version: str) -> Path | None:

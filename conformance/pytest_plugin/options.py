@@ -67,6 +67,7 @@ OPTIONS = (
     Option("example-database", "where generated findings are saved and replayed first: a directory, "
                                f"redis://HOST:PORT, or '{NO_DATABASE}' (default: .hypothesis/examples under the "
                                "rootdir)", "DB"),
+    Option("no-oracle-cache", "ask the oracle every input: no answer from the oracle answer cache, none stored"),
     Option("no-cases", "collect no case items: generated inputs only"),
     Option("no-generate", "collect no generated items: cases only"),
 )
@@ -126,6 +127,7 @@ class Settings:
     example_database: str | None  # None: none
     cases: bool
     generate: bool
+    oracle_cache: bool = True  # the oracle's answers from the answer cache where it has them
 
 
 def read(config: pytest.Config) -> Settings:
@@ -226,4 +228,5 @@ def _read(config: pytest.Config) -> Settings:
                           else database or str(config.rootpath / ".hypothesis" / "examples")),
         cases=cases,
         generate=generating,
+        oracle_cache=not _flag(config, "no-oracle-cache"),
     )

@@ -46,6 +46,7 @@ class Ledger:
         self.lines: list[CaseLine | GeneratedLine | CandidateLine] = []
         self.folders: dict[str, set[Path]] = {}  # surface -> the folders its case items came from
         self.batch_fallbacks = 0
+        self.cached_answers = 0
 
     def _parsed(self, text: str) -> CaseLine | GeneratedLine | CandidateLine:
         from conformance.report.model import LINE_ADAPTER, Footer, Header
@@ -68,6 +69,7 @@ class Ledger:
         """What a process sends when it ends."""
         self.lines += [self._parsed(text) for text in output["candidate"]]
         self.batch_fallbacks += output["batch_fallbacks"]
+        self.cached_answers += output["cached_answers"]
 
     def _records(self) -> list[CaseLine]:
         from conformance.report.model import CaseLine
@@ -134,5 +136,6 @@ class Ledger:
                     writer.generated(line)
             writer.tally.stale_expectations = stale
             writer.tally.batch_fallbacks = self.batch_fallbacks
+            writer.tally.cached_answers = self.cached_answers
             if finished:
                 writer.finish()

@@ -53,6 +53,7 @@ class Conformance:
         self._oracle: Oracle | None = None
         self.candidate_lines: list[CandidateLine] = []  # this process's candidate failing to start or to stop
         self.batch_fallbacks = 0  # batches of this process's candidate asked again one request at a time
+        self.cached_answers = 0  # this process's oracle answers taken from the answer cache
         self.parties: tuple[Party, Party] | None = None  # (oracle, candidate), as they started
         self.ledger: Ledger | None = None  # where the report is written: the lines of every item
         self.stale: list[str] = []  # expectation entries that named nothing they should have
@@ -106,7 +107,7 @@ class Conformance:
         from conformance.run.certification import connect_oracle
 
         try:
-            oracle = connect_oracle(self.settings.oracle)
+            oracle = connect_oracle(self.settings.oracle, cache=self.settings.oracle_cache)
         except UsageError as e:
             raise _usage(e, "--conformance-oracle") from None
         try:
@@ -150,7 +151,7 @@ class Conformance:
         from conformance.run.certification import connect_oracle
 
         if self._oracle is None:
-            self._oracle = connect_oracle(self.settings.oracle)
+            self._oracle = connect_oracle(self.settings.oracle, cache=self.settings.oracle_cache)
         return self._oracle
 
     def database(self) -> ExampleDatabase | None:
@@ -176,6 +177,9 @@ class Conformance:
                 self.candidate_lines.append(CandidateLine(stage="stop", outcome=problem.kind, detail=problem.detail,
                                                           protocol_error=problem.error))
         if oracle is not None:
+            from conformance.connection.cached import answered_from_cache
+
+            self.cached_answers += answered_from_cache(oracle.connection)
             oracle.close()
 
     # -- hooks ------------------------------------------------------------------------------
@@ -208,7 +212,8 @@ class Conformance:
     def _output(self) -> dict[str, Any]:
         from conformance.report.writer import dumps
 
-        return {"candidate": [dumps(line) for line in self.candidate_lines], "batch_fallbacks": self.batch_fallbacks}
+        return {"candidate": [dumps(line) for line in self.candidate_lines], "batch_fallbacks": self.batch_fallbacks,
+                "cached_answers": self.cached_answers}
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.stale and self.expectations is not None:

@@ -432,6 +432,8 @@ class Footer(_Line):
     protocol_errors: dict[ProtocolError, int] = Field(default_factory=dict)
     candidate_problems: list[str] = Field(default_factory=list)
     batch_fallbacks: int = 0
+    cached_answers: int = Field(default=0, description="Oracle answers taken from the oracle answer cache, not "
+                                                       "asked of the oracle (a run with --no-oracle-cache: 0).")
     conforms: bool
 
 

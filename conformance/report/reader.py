@@ -142,6 +142,7 @@ class Summarised:
         if self.footer is not None:
             tally.stale_expectations = list(self.footer.stale_expectations)
             tally.batch_fallbacks = self.footer.batch_fallbacks
+            tally.cached_answers = self.footer.cached_answers
         return tally
 
     def tally(self) -> Tally:

@@ -80,6 +80,7 @@ class Tally:
     protocol_errors: Counter[ProtocolError] = field(default_factory=Counter)  # by name, over cases and findings
     candidate_problems: list[CandidateLine] = field(default_factory=list)  # a failed start or stop
     batch_fallbacks: int = 0  # batches that failed as a whole and were asked again one request at a time
+    cached_answers: int = 0  # oracle answers taken from the answer cache
 
     @classmethod
     def of(cls, cases: Iterable[CaseLine], generated: Iterable[GeneratedLine] = (),
@@ -145,6 +146,7 @@ class Tally:
             protocol_errors=dict(sorted(self.protocol_errors.items())),
             candidate_problems=[f"{p.stage}: {p.outcome}" for p in self.candidate_problems],
             batch_fallbacks=self.batch_fallbacks,
+            cached_answers=self.cached_answers,
             conforms=self.conforms,
         )
 

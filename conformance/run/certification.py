@@ -17,6 +17,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.connection import cached
 from conformance.connection.base import ConnectError, StartFailure
 from conformance.connection.breaker import Breaker
 from conformance.connection.connectors import connect
@@ -53,12 +54,19 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
     return execute(make_plan(options, report, log), log, watcher, oracle)
 
 
-def connect_oracle(spec: Spec | None, log: Callable[[str], None] = lambda message: None) -> Oracle:
-    """The oracle a spec names (None: the corpus's recordings); UsageError (exit 2) when it cannot start."""
+def connect_oracle(spec: Spec | None, log: Callable[[str], None] = lambda message: None, *,
+                   cache: bool = True) -> Oracle:
+    """The oracle a spec names (None: the corpus's recordings); UsageError (exit 2) when it cannot start.
+
+    ``cache``: behind the oracle answer cache (:mod:`conformance.connection.cached`), which starts harbor only
+    when it lacks an answer.
+    """
     if spec is None:
         return Oracle(None)
-    log(f"starting the oracle, {spec.text}")
     try:
+        if cache:
+            return Oracle(cached.connect(spec, log=log))
+        log(f"starting the oracle, {spec.text}")
         return Oracle(connect(spec, log=log))
     except ConnectError as e:
         raise UsageError(f"oracle {spec}: {e}") from None
@@ -78,7 +86,8 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
     with ExitStack() as stack:
         stack.callback(watch.finished)
         if oracle is None:
-            oracle = stack.enter_context(connect_oracle(options.oracle_spec, log))
+            oracle = stack.enter_context(connect_oracle(options.oracle_spec, log, cache=options.oracle_cache))
+        from_cache_before = cached.answered_from_cache(oracle.connection)  # a shared oracle may have answered before
         start_problem = None
         log(f"starting the candidate, {options.candidate_spec.text}")
         try:
@@ -101,6 +110,7 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
 
         def finish() -> None:  # runs after the candidate is stopped, before the report is closed
             writer.tally.batch_fallbacks = len(candidate.batch_fallbacks)
+            writer.tally.cached_answers = cached.answered_from_cache(oracle.connection) - from_cache_before
             if finished:
                 writer.finish()
 

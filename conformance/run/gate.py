@@ -53,15 +53,19 @@ def corpus_lookup(root: Path) -> Callable[[str], tuple[str, Any] | None]:
 def run(version: str, *, out_dir: Path, baseline: str = BASELINE, expectations: Path | None = None,
         profile: str = "ci", no_generate: bool = False, cases_root: Path | None = None,
         surfaces: list[str] | None = None, lookup: Callable[[str], tuple[str, Any] | None] | None = None,
-        log: Callable[[str], None] = lambda message: None, watcher: Watcher | None = None) -> GateResult:
+        log: Callable[[str], None] = lambda message: None, watcher: Watcher | None = None,
+        oracle_cache: bool = True) -> GateResult:
     """Gate one release; writes ``<out_dir>/harbor-VERSION.jsonl`` and ``.md``.
 
     ``lookup``: a case's description and input by id (:func:`corpus_lookup`), read once for many releases.
+    ``oracle_cache``: the baseline's answers from the oracle answer cache, which every release gated against
+    the same baseline shares (the release itself, the candidate, is always asked).
     """
     known = expectations if expectations is not None else expectations_path(version)
     options = certification.Options(
         candidate=f"harbor=={version}", oracle=f"harbor=={baseline}", profile=profile,
-        no_generate=no_generate, expectations=known, cases_root=cases_root, surfaces=surfaces)
+        no_generate=no_generate, expectations=known, cases_root=cases_root, surfaces=surfaces,
+        oracle_cache=oracle_cache)
     report = out_dir / f"harbor-{version}.jsonl"
     result = certification.certify(options, report, log=log, watcher=watcher)
     if lookup is None:

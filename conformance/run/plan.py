@@ -68,6 +68,7 @@ class Options:
     shard: Shard | None = None  # run only this part: its cases, its seed, its share of the budget
     first_finding: bool = False  # each generator stops at its first divergence, unshrunk
     example_database: str | None = None  # findings saved there, replayed first (conformance.run.examples)
+    oracle_cache: bool = True  # the oracle's answers from the answer cache where it has them (--no-oracle-cache)
 
     def __post_init__(self) -> None:
         if isinstance(self.candidate, str):

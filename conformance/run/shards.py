@@ -199,6 +199,7 @@ def _merged(parts: list[tuple[str, Report, tuple[Header, ShardInfo]]], count: in
             tally.add(record)
         tally.add_generated(line)
     tally.stale_expectations = _stale([report for _, report, _ in parts])
+    tally.cached_answers = sum(report.footer.cached_answers for _, report, _ in parts if report.footer is not None)
     first = parts[0][2][0]
     generation = first.generation
     if generation is not None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from rich.markup import escape
-from rich.table import Table
 
 from conformance.cli.console import out
 from conformance.oracle import answers
@@ -23,14 +22,11 @@ def info() -> None:
                   highlight=False)
     if not found.by_oracle:
         return
-    table = Table()
-    for name in ("oracle", "surface", "answers"):
-        table.add_column(name, justify="right" if name == "answers" else "left")
+    # A line per oracle, then one per surface: no table, whose cells a narrow terminal would wrap.
     for oracle, by_surface in sorted(found.by_oracle.items()):
+        out.print(escape(oracle), highlight=False, soft_wrap=True)
         for surface, count in sorted(by_surface.items()):
-            table.add_row(escape(oracle), escape(surface), str(count))
-            oracle = ""  # named on its first row
-    out.print(table)
+            out.print(f"  {escape(surface)}: {count} answer(s)", highlight=False)
 
 
 def clear() -> None:

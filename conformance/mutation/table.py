@@ -35,6 +35,11 @@ generators alone kill at least 90% of them on every surface; every one is
 told from the oracle by at least two inputs (cases and generated inputs
 together), so no bug rests on a single case.
 
+Each generator run stops at its first divergence (a kill needs one), so
+"1 of 49" reads: the 49th generated input told the mutant apart; "survives
+250" means the surface's whole `ci` budget (1000 on reward.parse) ran
+without a divergence.
+
 {table}"""
 GENERATOR_TARGET = 0.9
 MIN_INPUTS = 2

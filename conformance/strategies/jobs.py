@@ -89,8 +89,8 @@ retry_policy = st.builds(
     lambda n, include, exclude: {"max_retries": n, **({"include_exceptions": include} if include is not None else {}),
                                  **({"exclude_exceptions": exclude} if exclude is not None else {})},
     st.sampled_from([1, 1, 2, 0]),
-    st.one_of(st.none(), st.none(), EXCEPTION_LISTS),
-    st.one_of(st.none(), st.none(), EXCEPTION_LISTS),
+    weighted((1, EXCEPTION_LISTS), (1, st.none())),  # include lists half the time: a raised type in one is retried
+    weighted((1, st.none()), (1, EXCEPTION_LISTS)),
 )
 # An ad-hoc task's own source: mostly none; else "adhoc", "", or a name a dataset of the job may have.
 SOURCES = st.sampled_from([None] * 12 + ["adhoc", "", "terminal-bench", "ds", "swe"])

@@ -82,7 +82,7 @@ def mutants(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """What a run costs on this machine: rates per surface, examples per second, whole runs, memory (a table)."""
-    session.install("-e", ".")
+    session.install("-e", ".[fast]")
     session.run("python", "-m", "conformance.bench", *session.posargs)
 
 

@@ -108,6 +108,9 @@ def certify(
         help="On stderr while it runs, with each problem as it happens: a live display (live), plain lines "
              "(lines), or nothing; auto is live on a terminal, lines otherwise.")] = ProgressMode.AUTO,
     no_oracle_cache: opt.NoOracleCache = False,
+    oracle_processes: Annotated[int, typer.Option(
+        min=1, help="Oracle processes that run whole-job cases (job.result, multi_step.reward, outcome.summary) "
+                    "at once; the extra ones start when such cases come.")] = 1,
 ) -> None:
     """Certify a candidate against the oracle: the declared cases, then generated inputs."""
     outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
@@ -120,7 +123,8 @@ def certify(
         timeout=timeout, nan_policy=nan_policy_name, profile=profile, seed=seed, max_examples=max_examples,
         no_cases=no_cases, no_generate=no_generate, expectations=expectations,
         timeout_multiplier=timeout_multiplier, validate_protocol=validate_protocol, broken_after=broken_after,
-        resume=resume, shard=_shard(shard), example_database=example_database, oracle_cache=not no_oracle_cache)
+        resume=resume, shard=_shard(shard), example_database=example_database, oracle_cache=not no_oracle_cache,
+        oracle_processes=oracle_processes)
     slug = options.candidate_spec.report_id
     default = f"{slug}.shard-{options.shard.index}-of-{options.shard.count}" if options.shard else slug
     with contextlib.ExitStack() as stack:

@@ -24,6 +24,7 @@ import re
 import select
 import shutil
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,7 +87,12 @@ class Silent:
     """Nothing within the time allowed (or the request could not even be written in it)."""
 
 
-Received = Line | Broke | Closed | Silent
+@dataclass(frozen=True)
+class Abandoned:
+    """The harness is stopping (closing the connection from another thread): nobody waits for the reply."""
+
+
+Received = Line | Broke | Closed | Silent | Abandoned
 
 
 # -- stderr --------------------------------------------------------------------
@@ -197,6 +203,7 @@ class _Process:
         self.stderr = StderrTail()
         self.pipes_closed = False
         self.stopped = False  # the whole group, and the pipes closed
+        self.abandoned = False  # set from another thread: stop waiting on the request under way
         self._poller = select.poll()
         self._watched: tuple[int, ...] = ()
 
@@ -313,6 +320,8 @@ class _Process:
             left = deadline - time.monotonic()
             if left <= 0:
                 return Silent()
+            if self.abandoned:
+                return Abandoned()
             self.pump(min(left, POLL_SLICE), writing=True)
         return None
 
@@ -344,6 +353,8 @@ class _Process:
                     return Closed(code, held=self.stdout in self.open)
             if now >= deadline:
                 return Silent()
+            if self.abandoned:
+                return Abandoned()
             self.pump(min(deadline - now, look - now))
 
     def wait_exit(self, deadline: float) -> bool:
@@ -412,6 +423,8 @@ class Subprocess(Closing):
         self.last: _Process | None = None  # the latest process, running or not: its stderr tail
         self.answered: set[int] = set()  # seqs replied to by the running process
         self.batch_fallbacks: list[str] = []  # why each failed batch was asked again one request at a time
+        self._asking: int | None = None  # the thread under way with a request (a runner may ask from a lane)
+        self._abandoned = False  # closing: no request is sent any more
         try:
             self.implementation: Implementation = self._start()
         except BaseException:  # a refused start, or the harness interrupted during it: nothing is left behind
@@ -444,7 +457,7 @@ class Subprocess(Closing):
     def _request(self, message: dict[str, Any], timeout: float) -> Received:
         """Send one request and wait for its line, ``timeout`` s for both."""
         deadline = time.monotonic() + timeout
-        return self._live.send((wire.dumps(message) + "\n").encode(), deadline) or self._live.receive(deadline)
+        return self._live.send(wire.dump_line(message), deadline) or self._live.receive(deadline)
 
     def _closed(self, closed: Closed, when: str = "") -> Reply:
         """The process stopped answering (it exited, or closed stdout): a crash, with its stderr tail."""
@@ -505,11 +518,22 @@ class Subprocess(Closing):
         return None
 
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
+        self._asking = threading.get_ident()
+        try:
+            return self._run(seq, surface, input_wire)
+        finally:
+            self._asking = None
+
+    def _run(self, seq: int, surface: str, input_wire: Any) -> Reply:
+        if self._abandoned:
+            return self._not_answered()
         if (failed := self._ensure_running()) is not None:
             return failed
         if (stray := self._live.stray()) is not None:
             return self._lost(stray)
         received = self._request({"cmd": "run", "seq": seq, "surface": surface, "input": input_wire}, self.timeout)
+        if isinstance(received, Abandoned):
+            return self._not_answered()
         if isinstance(received, Silent):
             return self._lost(Reply(ReplyKind.TIMEOUT, detail=f"no reply within {self.timeout:g}s"))
         if isinstance(received, Closed):
@@ -531,6 +555,15 @@ class Subprocess(Closing):
         the caller asks for each on its own, so a misbehaviour is pinned on the
         request that causes it. ``batch_fallbacks`` counts those batches.
         """
+        self._asking = threading.get_ident()
+        try:
+            return self._run_batch(items)
+        finally:
+            self._asking = None
+
+    def _run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
+        if self._abandoned:
+            return [self._not_answered() for _ in items]
         none: list[Reply | None] = [None] * len(items)
         if not self.implementation.batch or len(items) < 2 or self._ensure_running() is not None:
             return none
@@ -540,6 +573,8 @@ class Subprocess(Closing):
         message = {"cmd": "batch", "seq": batch_seq,
                    "items": [{"seq": seq, "surface": surface, "input": value} for seq, surface, value in items]}
         received = self._request(message, self.timeout)
+        if isinstance(received, Abandoned):
+            return [self._not_answered() for _ in items]
         if isinstance(received, Silent):
             return self._fallback(none, "timeout")
         if isinstance(received, Closed):
@@ -563,6 +598,22 @@ class Subprocess(Closing):
         self._kill()
         return none
 
+    def _not_answered(self) -> Reply:
+        return Reply(ReplyKind.TIMEOUT, detail="not answered: the harness was stopping")
+
+    def _stop_under_other_thread(self) -> None:
+        """Closed while another thread waits on a request (the harness interrupted while a runner's lane asks):
+        that thread gives up waiting within a poll slice, as an interrupted wait would, and sends nothing more;
+        then the process is stopped as always (``stop``, its exit, its group)."""
+        self._abandoned = True
+        if self.process is not None:
+            self.process.abandoned = True
+        if self._asking is None or self._asking == threading.get_ident():
+            return
+        deadline = time.monotonic() + self.stop_timeout
+        while self._asking is not None and time.monotonic() < deadline:
+            time.sleep(POLL_SLICE / 5)
+
     def close(self) -> Reply | None:
         """Send ``stop`` and wait for the process to exit; one that does not is killed: a ``timeout``.
 
@@ -570,12 +621,14 @@ class Subprocess(Closing):
         is stopped and the working directory removed.
         """
         problem = None
+        self._stop_under_other_thread()
         try:
             process = self.process
             if process is not None and not process.pipes_closed and process.popen.poll() is None:
                 deadline = time.monotonic() + self.stop_timeout
+                process.abandoned = False  # this thread's own wait for the exit
                 process.discarding = True  # a reply to nothing, or anything else, from here on is dropped
-                process.send((wire.dumps({"cmd": "stop"}) + "\n").encode(), deadline)
+                process.send(wire.dump_line({"cmd": "stop"}), deadline)
                 process.close_stdin()
                 if not process.wait_exit(deadline):
                     problem = Reply(ReplyKind.TIMEOUT,

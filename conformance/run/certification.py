@@ -21,6 +21,7 @@ from conformance.connection import cached
 from conformance.connection.base import ConnectError, StartFailure
 from conformance.connection.breaker import Breaker
 from conformance.connection.connectors import connect
+from conformance.connection.pool import Pool
 from conformance.connection.protocol import Implementation
 from conformance.connection.spec import Spec
 from conformance.errors import UsageError
@@ -55,21 +56,27 @@ def certify(options: Options, report: Path, log: Callable[[str], None] = lambda 
 
 
 def connect_oracle(spec: Spec | None, log: Callable[[str], None] = lambda message: None, *,
-                   cache: bool = True) -> Oracle:
+                   cache: bool = True, processes: int = 1) -> Oracle:
     """The oracle a spec names (None: the corpus's recordings); UsageError (exit 2) when it cannot start.
 
     ``cache``: behind the oracle answer cache (:mod:`conformance.connection.cached`), which starts harbor only
-    when it lacks an answer.
+    when it lacks an answer. ``processes``: more than one, a pool that runs that many whole-job inputs at once,
+    each process behind the cache too (started when several such inputs come).
     """
     if spec is None:
         return Oracle(None)
     try:
         if cache:
-            return Oracle(cached.connect(spec, log=log))
-        log(f"starting the oracle, {spec.text}")
-        return Oracle(connect(spec, log=log))
+            first = cached.connect(spec, log=log)
+        else:
+            log(f"starting the oracle, {spec.text}")
+            first = connect(spec, log=log)
     except ConnectError as e:
         raise UsageError(f"oracle {spec}: {e}") from None
+    if processes <= 1:
+        return Oracle(first)
+    return Oracle(Pool(first, lambda: cached.connect(spec, log=log) if cache else connect(spec, log=log), processes,
+                       log))
 
 
 def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watcher: Watcher | None = None,
@@ -86,7 +93,8 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
     with ExitStack() as stack:
         stack.callback(watch.finished)
         if oracle is None:
-            oracle = stack.enter_context(connect_oracle(options.oracle_spec, log, cache=options.oracle_cache))
+            oracle = stack.enter_context(connect_oracle(options.oracle_spec, log, cache=options.oracle_cache,
+                                                        processes=options.oracle_processes))
         from_cache_before = cached.answered_from_cache(oracle.connection)  # a shared oracle may have answered before
         start_problem = None
         log(f"starting the candidate, {options.candidate_spec.text}")

@@ -69,6 +69,7 @@ class Options:
     first_finding: bool = False  # each generator stops at its first divergence, unshrunk
     example_database: str | None = None  # findings saved there, replayed first (conformance.run.examples)
     oracle_cache: bool = True  # the oracle's answers from the answer cache where it has them (--no-oracle-cache)
+    oracle_processes: int = 1  # oracle processes that answer whole-job inputs at once (connection.pool)
 
     def __post_init__(self) -> None:
         if isinstance(self.candidate, str):

@@ -4,6 +4,15 @@ Each input's outcome (:class:`~conformance.core.outcomes.Outcome`) goes into a r
 (:class:`~conformance.report.model.CaseLine`), with every mismatch.
 
 Both pytest and ``conformance certify`` go through :func:`run_case`.
+
+The oracle and the candidate are asked at once: the oracle from a thread of
+its own (:mod:`conformance.run.lanes`) while the candidate answers the same
+inputs. A candidate process also gets a thread of its own, and then the
+runner works one batch ahead: it encodes the next batch while the candidate
+answers this one, and compares and records this one while the candidate
+answers the next. Inputs that each run a whole job go to several oracle
+processes at once where the oracle is a pool of them
+(:class:`~conformance.connection.pool.Pool`).
 """
 
 from __future__ import annotations
@@ -11,8 +20,9 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, wait
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from conformance.connection.base import ConnectError, Connection
 from conformance.connection.connectors import connect
@@ -24,7 +34,10 @@ from conformance.core.outcomes import Outcome, outcome_of
 from conformance.corpus.cases import LoadedCase
 from conformance.kit import wire
 from conformance.report.model import CaseLine, result_line
+from conformance.run import lanes
 
+T = TypeVar("T")
+WAIT_STEP = 0.1  # seconds: how long the runner waits on a lane before it looks at signals again
 RECORDED = "recorded"  # the oracle spec that means: the corpus's recorded results, no live oracle
 
 
@@ -49,6 +62,14 @@ class Oracle:
         if self.connection is not None and self.connection.implementation is not None:
             return self.connection.implementation
         return Implementation(name=RECORDED, version="corpus", language="yaml", surfaces=sorted(surfaces.SURFACES))
+
+    def width(self, surface: surfaces.Surface) -> int:
+        """How many inputs of ``surface`` the oracle takes at once, one request each (a pool's processes)."""
+        try:
+            live = self.for_surface(surface)
+        except ConnectError:
+            return 1
+        return getattr(live, "width", 1) if live is not None else 1
 
     def for_surface(self, surface: surfaces.Surface) -> Connection | None:
         """The live connection answering ``surface``; None when results come from recordings."""
@@ -114,25 +135,58 @@ def run_inputs(
 
     To a candidate that declares ``batch``, consecutive inputs of a surface
     that batches go in one message each way (and their records come out
-    together); to any other, one at a time, each record as soon as it is made.
+    together); to any other, one at a time. Consecutive inputs that each run
+    a whole job go together to an oracle that takes several at once. With a
+    candidate process the records of a chunk come out once the next chunk is
+    under way.
     """
+    ahead = lanes.is_process(candidate)  # its replies come on its lane: the runner can work meanwhile
+    pending: _Chunk | None = None  # asked for, its records not yet made
+    own = lanes.Lanes()
+    interrupted = False
+    try:
+        for inputs in _chunks(items, candidate, oracle):
+            chunk = _Chunk(inputs, policy)
+            if pending is not None:
+                pending.candidate_answered()  # a breaker trips where the candidate's replies put it, not by timing
+            chunk.ask(candidate, oracle, own, on_lane=ahead)
+            done, pending = pending, chunk
+            if done is not None:
+                yield from done.records_made()
+            if not ahead:
+                pending = None
+                yield from chunk.records_made()
+        if pending is not None:
+            done, pending = pending, None
+            yield from done.records_made()
+    except KeyboardInterrupt:
+        interrupted = True  # the connections are stopped under what is under way
+        raise
+    finally:
+        if pending is not None:  # the caller stopped early: what is under way ends before the connections are reused
+            pending.abandon(wait=not interrupted)
+        own.close(wait=not interrupted)
+
+
+def _chunks(items: Iterable[Input], candidate: Connection, oracle: Oracle) -> Iterator[list[Input]]:
+    """Inputs as they are asked for: batches of a surface that batches (to a candidate that batches), runs of
+    whole-job inputs as wide as the oracle takes at once, else one by one."""
     batching = candidate.implementation is not None and candidate.implementation.batch
     chunk: list[Input] = []
+    chunk_batchable = False
     for item in items:
         surface = surfaces.get(item.surface)
-        if not batching:
-            yield from _run_chunk([item], candidate, oracle, policy)
-            continue
-        if chunk and (item.surface != chunk[0].surface or len(chunk) >= surface.batch_size):
-            yield from _run_chunk(chunk, candidate, oracle, policy)
+        batchable = surface.batchable(item.value)
+        if chunk and (item.surface != chunk[0].surface or batchable != chunk_batchable):
+            yield chunk
             chunk = []
-        if not surface.batchable(item.value):
-            yield from _run_chunk(chunk, candidate, oracle, policy)
-            chunk = []
-            yield from _run_chunk([item], candidate, oracle, policy)
-            continue
         chunk.append(item)
-    yield from _run_chunk(chunk, candidate, oracle, policy)
+        chunk_batchable = batchable
+        if len(chunk) >= ((surface.batch_size if batching else 1) if batchable else oracle.width(surface)):
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def run_cases(
@@ -146,71 +200,148 @@ def run_cases(
     yield from run_inputs(inputs, candidate, oracle, policy)
 
 
-def ask(connection: Connection, surface: str, inputs: list[Any]) -> list[Reply]:
-    """The connection's replies to ``inputs`` (wire values): in one batch where it can, else one by one."""
+def ask(connection: Connection, surface: str, inputs: list[Any], batch: bool = True) -> list[Reply]:
+    """The connection's replies to ``inputs`` (wire values): in one batch where it can (and ``batch``), else one
+    by one."""
     items = [(next(_SEQ), surface, value) for value in inputs]
     if not items:
         return []
-    answers = connection.run_batch(items) if len(items) > 1 else [None]
+    answers = connection.run_batch(items) if batch and len(items) > 1 else [None] * len(items)
     return [answer if answer is not None else connection.run(*item)
             for item, answer in zip(items, answers, strict=True)]
 
 
 def _run_chunk(chunk: list[Input], candidate: Connection, oracle: Oracle, policy: NanPolicy | None) -> list[CaseLine]:
-    """Inputs of one surface: the oracle's results, then the candidate's for those that have one, compared."""
+    """Inputs of one surface asked for together, their records."""
     if not chunk:
         return []
-    surface = surfaces.get(chunk[0].surface)
-    policy = policy or surface.policy
-    started = time.perf_counter()
-    records = [CaseLine(id=item.id, surface=item.surface, outcome=Outcome.PASS) for item in chunk]
-    if candidate.broken:  # recorded, not run: the oracle's answer would compare with nothing
-        for record in records:
-            record.outcome, record.detail = Outcome.BROKEN, f"not run: {candidate.broken}"
-        return records
-    encoded = [wire.encode(item.value) for item in chunk]
-
-    expected: list[Result | None] = [item.recorded for item in chunk]
+    asked = _Chunk(chunk, policy)
+    # Inputs that run whole jobs are long for both sides: the oracle is asked from a lane meanwhile. A cheap one
+    # would spend more on a thread than it saves.
+    own = lanes.Lanes() if not asked.batchable else None
     try:
-        live = oracle.for_surface(surface)
-    except ConnectError as e:  # a surface's own oracle that cannot start is these inputs' error, not the run's end
-        live, expected = None, [None] * len(chunk)
-        for record in records:
-            record.outcome, record.detail = Outcome.ERROR, f"oracle of {surface.name} ({surface.oracle}): {e}"
-    else:
+        asked.ask(candidate, oracle, own, on_lane=False)
+        return asked.records_made()
+    finally:
+        if own is not None:
+            own.close()
+
+
+def _ask_oracle(connection: Connection, surface: str, inputs: list[Any], batch: bool) -> list[Reply]:
+    """The oracle's replies: a batch as :func:`ask` sends it; inputs that may not be batched one request each, as
+    many at once as the connection takes (a pool's processes)."""
+    run_each = getattr(connection, "run_each", None)
+    if batch or run_each is None or len(inputs) < 2:
+        return ask(connection, surface, inputs, batch)
+    replies: list[Reply] = run_each([(next(_SEQ), surface, value) for value in inputs])
+    return replies
+
+
+def _wait(future: Future[T]) -> Future[T]:
+    """``future`` once done. Waited for in short steps: a signal (SIGTERM, Ctrl-C) the system hands to another
+    thread is then still acted on in this one within a moment, not only once the request is over."""
+    while not wait([future], timeout=WAIT_STEP).done:
+        pass
+    return future
+
+
+class _Chunk:
+    """Inputs of one surface asked for together: both sides asked at once, then compared into records."""
+
+    def __init__(self, inputs: list[Input], policy: NanPolicy | None) -> None:
+        self.inputs = inputs
+        self.surface = surfaces.get(inputs[0].surface)
+        self.policy = policy or self.surface.policy
+        self.started = time.perf_counter()
+        self.records = [CaseLine(id=item.id, surface=item.surface, outcome=Outcome.PASS) for item in inputs]
+        with wire.gc_paused:  # see gc_paused: a batch's inputs are many containers made at once
+            self.encoded = [wire.encode(item.value) for item in inputs]
+        self.batchable = self.surface.batchable(inputs[0].value)  # else each input is a request of its own
+        self.expected: list[Result | None] = [item.recorded for item in inputs]
+        self.oracle_replies: Future[list[Reply]] | None = None
+        self.asked: list[int] = []  # the inputs the candidate is asked for
+        self.candidate_replies: Future[list[Reply]] | None = None
+
+    def ask(self, candidate: Connection, oracle: Oracle, own: lanes.Lanes | None, *, on_lane: bool) -> None:
+        """Send the inputs to the oracle (on its lane) and to the candidate (on its lane, or here); without
+        ``own`` lanes, one after the other, here."""
+        if candidate.broken:  # recorded, not run: the oracle's answer would compare with nothing
+            for record in self.records:
+                record.outcome, record.detail = Outcome.BROKEN, f"not run: {candidate.broken}"
+            return
+        surface = self.surface
+        try:
+            live = oracle.for_surface(surface)
+        except ConnectError as e:  # a surface's own oracle that cannot start is these inputs' error, not the run's end
+            self.expected = [None] * len(self.inputs)
+            for record in self.records:
+                record.outcome, record.detail = Outcome.ERROR, f"oracle of {surface.name} ({surface.oracle}): {e}"
+            return
         if live is None:
-            for record, result in zip(records, expected, strict=True):
+            for record, result in zip(self.records, self.expected, strict=True):
                 if result is None:
                     record.outcome, record.detail = Outcome.SKIP, "no recorded oracle result and no live oracle"
+            self.asked = [i for i, result in enumerate(self.expected) if result is not None]
         else:
-            for i, reply in enumerate(ask(live, surface.name, encoded)):
-                result = reply.result(surface)
-                if result is None:
-                    records[i].outcome, records[i].detail = Outcome.ERROR, f"oracle {reply.kind}: {reply.detail}"
-                elif (recorded := chunk[i].recorded) is None:
-                    records[i].recording = "missing"
-                else:
-                    records[i].recording_mismatches = compare(recorded, result, policy, surface.unordered)
-                    records[i].recording = "stale" if records[i].recording_mismatches else "agrees"
-                expected[i] = result
+            # Both at once: the candidate is asked every input, the oracle's failures found afterwards.
+            if own is not None:
+                self.oracle_replies = own.submit(live, _ask_oracle, live, surface.name, self.encoded, self.batchable)
+            else:
+                self.oracle_replies = Future()
+                self.oracle_replies.set_result(_ask_oracle(live, surface.name, self.encoded, self.batchable))
+            self.asked = list(range(len(self.inputs)))
+        values = [self.encoded[i] for i in self.asked]
+        if on_lane and own is not None:
+            self.candidate_replies = own.submit(candidate, ask, candidate, surface.name, values, self.batchable)
+        else:
+            self.candidate_replies = Future()
+            self.candidate_replies.set_result(ask(candidate, surface.name, values, self.batchable))
 
-    todo = [i for i, result in enumerate(expected) if result is not None and records[i].outcome is Outcome.PASS]
-    for i, reply in zip(todo, ask(candidate, surface.name, [encoded[i] for i in todo]), strict=True):
-        record = records[i]
-        known = expected[i]
-        assert known is not None  # only inputs with an oracle result are asked
-        record.oracle = result_line(known)
-        actual = reply.result(surface)
-        if actual is None:
-            record.outcome = outcome_of(reply.kind)
-            record.detail, record.protocol_error = reply.detail, reply.error
-        else:
-            record.candidate = result_line(actual)
-            record.mismatches = compare(known, actual, policy, surface.unordered)
-            record.outcome = Outcome.FAIL if record.mismatches else Outcome.PASS
-    each = (time.perf_counter() - started) / len(chunk)
-    for record, value in zip(records, encoded, strict=True):
-        record.seconds = each
-        if record.outcome is not Outcome.PASS:
-            record.input = value  # whoever reads the report sees what went in, without the corpus at hand
-    return records
+    def candidate_answered(self) -> None:
+        """Wait until the candidate has answered (or failed on) every input it was asked."""
+        if self.candidate_replies is not None:
+            _wait(self.candidate_replies)
+
+    def abandon(self, wait: bool) -> None:
+        """Nobody will read the replies: the requests not yet sent are dropped, those under way waited for (not
+        on an interrupt: the connections are then stopped under them)."""
+        for future in (self.oracle_replies, self.candidate_replies):
+            if future is not None and not future.cancel() and wait:
+                _wait(future)
+
+    def records_made(self) -> list[CaseLine]:
+        """The oracle's results, the candidate's compared with them: the records, in the inputs' order."""
+        surface, records = self.surface, self.records
+        with wire.gc_paused:
+            if self.oracle_replies is not None:
+                for i, reply in enumerate(_wait(self.oracle_replies).result()):
+                    result = reply.result(surface)
+                    if result is None:
+                        records[i].outcome, records[i].detail = Outcome.ERROR, f"oracle {reply.kind}: {reply.detail}"
+                    elif (recorded := self.inputs[i].recorded) is None:
+                        records[i].recording = "missing"
+                    else:
+                        records[i].recording_mismatches = compare(recorded, result, self.policy, surface.unordered)
+                        records[i].recording = "stale" if records[i].recording_mismatches else "agrees"
+                    self.expected[i] = result
+            answers = _wait(self.candidate_replies).result() if self.candidate_replies is not None else []
+            for i, reply in zip(self.asked, answers, strict=True):
+                record = records[i]
+                known = self.expected[i]
+                if known is None or record.outcome is not Outcome.PASS:
+                    continue  # the oracle has no result: that is the record, whatever the candidate said
+                record.oracle = result_line(known)
+                actual = reply.result(surface)
+                if actual is None:
+                    record.outcome = outcome_of(reply.kind)
+                    record.detail, record.protocol_error = reply.detail, reply.error
+                else:
+                    record.candidate = result_line(actual)
+                    record.mismatches = compare(known, actual, self.policy, surface.unordered)
+                    record.outcome = Outcome.FAIL if record.mismatches else Outcome.PASS
+            each = (time.perf_counter() - self.started) / len(self.inputs)
+            for record, value in zip(records, self.encoded, strict=True):
+                record.seconds = each
+                if record.outcome is not Outcome.PASS:
+                    record.input = value  # whoever reads the report sees what went in, without the corpus at hand
+        return records

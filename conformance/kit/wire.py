@@ -151,8 +151,8 @@ _pack_double = _BIG_ENDIAN_DOUBLE.pack
 def encode(value: Any) -> Any:
     """Python value -> JSON-ready wire value."""
     kind = type(value)
-    if kind is str or kind is bool or value is None:
-        return value
+    if kind is not dict and kind is not list:  # no container of its own: nothing for the collector
+        return _encode(value)
     with gc_paused:
         return _encode(value)
 
@@ -203,8 +203,11 @@ _MEMO_SIZE = 4096
 
 def decode(value: Any, _depth: int = 1) -> Any:
     """JSON wire value -> Python value; raises WireError on anything malformed, TooDeep past MAX_DEPTH levels."""
-    if type(value) in _PLAIN:
+    kind = type(value)
+    if kind in _PLAIN:
         return value
+    if kind is not list and (kind is not dict or "dict" not in value):  # a scalar's tag: no container to make
+        return _decode_fast(value, _depth)
     with gc_paused:
         return _decode_fast(value, _depth)
 

@@ -9,6 +9,10 @@ In one run, on the machine at hand, it measures and prints:
   cases run;
 - the rate of the protocol's own coding of the same inputs (wire form and
   JSON, both ways): the limit of any Python harness speaking the protocol;
+  and how that compares with plain JSON of the same values (no wire form);
+- what the oracle alone and the candidate alone cost on the same inputs,
+  through the same runner, beside the run that asks both: the two are asked
+  at once, so the run should cost little more than its slower side;
 - the raw rate of harbor's own functions called in a loop in the oracle's
   interpreter on the same inputs (no harness, no protocol: the limit), and
   the ratio of the two;
@@ -57,6 +61,8 @@ TARGETS = {  # what the figures should show on a 2-core machine
     "metric.compute exec inputs/s": 10_000,
     "pass_at_k exec inputs/s": 10_000,
     "reward.parse exec / raw": 0.5,
+    "wire / plain JSON": 2.0,
+    "run / slower side": 1.3,
     "warm certify s": 60,
     "warm ÷ cached certify": 5,
     "fresh certify s": 180,
@@ -129,7 +135,39 @@ def wire_round_trip(inputs: list[Input]) -> float:
     values = [i.value for i in inputs]
     started = time.perf_counter()
     for value in values:
-        wire.decode(wire.loads(wire.dumps({"input": wire.encode(value)}))["input"])
+        wire.decode(wire.loads(wire.dump_line({"input": wire.encode(value)}))["input"])
+    return len(values) / (time.perf_counter() - started)
+
+
+def _plain_value(value: Any) -> Any:
+    """``value`` as plain JSON can hold it: bytes as text (one character a byte), keys as strings."""
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("latin-1")
+    if isinstance(value, list):
+        return [_plain_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain_value(v) for k, v in value.items()}
+    return value
+
+
+def plain_round_trip(inputs: list[Input], codec: str) -> float:
+    """Inputs per second through plain JSON of the same values, both ways: what the wire form is weighed against.
+
+    ``codec``: ``json`` (the standard library's, as ``wire`` writes a line: ASCII, no NaN token) or ``msgspec``.
+    """
+    values = [_plain_value(i.value) for i in inputs]
+    encode: Callable[[Any], str | bytes]
+    decode: Callable[[Any], Any]
+    if codec == "msgspec":
+        import msgspec
+
+        encode, decode = msgspec.json.Encoder().encode, msgspec.json.Decoder().decode
+    else:
+        encode, decode = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode, json.loads
+    started = time.perf_counter()
+    with wire.gc_paused:  # as the wire's own coding is measured
+        for value in values:
+            decode(encode({"input": value}))["input"]
     return len(values) / (time.perf_counter() - started)
 
 
@@ -270,7 +308,8 @@ def fresh_environment(folder: Path) -> dict[str, str]:
 
 
 def measure(count: int, fresh: bool, only: list[str] | None) -> Results:
-    results = Results(machine={"cpus": os.cpu_count(), "python": sys.version.split()[0]})
+    results = Results(machine={"cpus": os.cpu_count(), "python": sys.version.split()[0], "json": wire.CODEC,
+                               "load average": os.getloadavg()[0]})
     oracle = Oracle(connect(ORACLE))
     in_process = connect("reference")
     behind_exec = connect(EXEC_REFERENCE)
@@ -284,10 +323,21 @@ def measure(count: int, fresh: bool, only: list[str] | None) -> Results:
             figures["in_process"] = best(through_runner, inputs, in_process, oracle)
             figures["exec"] = best(through_runner, inputs, behind_exec, oracle)
             figures["raw"] = best(raw_rate, name, inputs)
-            # The way declarative cases run with --oracle recorded: the oracle's results are the inputs' own.
+            # The way declarative cases run with --oracle recorded: the oracle's results are the inputs' own. It is
+            # also the candidate alone on these inputs (the harness's own work included); the oracle alone is the
+            # oracle asked as the candidate is, against the same recordings.
             recorded = record(inputs, oracle)
             figures["exec_recorded"] = best(through_runner, recorded, behind_exec, Oracle(None))
+            assert oracle.connection is not None
+            figures["oracle_alone"] = best(through_runner, recorded, oracle.connection, Oracle(None))
+            slower = max(len(recorded) / figures["exec_recorded"], len(recorded) / figures["oracle_alone"])
+            figures["run_over_slower"] = (len(inputs) / figures["exec"]) / slower
             figures["wire"] = best(wire_round_trip, inputs)
+            figures["plain"] = best(plain_round_trip, inputs, "json")
+            figures["wire_over_plain"] = figures["plain"] / figures["wire"]
+            if wire.CODEC != "json":
+                figures["plain_msgspec"] = best(plain_round_trip, inputs, "msgspec")
+                figures["wire_over_plain_msgspec"] = figures["plain_msgspec"] / figures["wire"]
             figures["exec_over_raw"] = figures["exec"] / figures["raw"]
             results.rates[name] = figures
             print(f"{name}: ci examples", file=sys.stderr)
@@ -314,13 +364,23 @@ def measure(count: int, fresh: bool, only: list[str] | None) -> Results:
 def table(results: Results) -> str:
     """The figures as a Markdown table, with the targets."""
     lines = ["| surface | inputs | wire values per input | in process /s | exec: /s | harbor raw /s | exec ÷ raw "
-             "| exec:, recorded oracle /s | wire coding alone /s | ci examples /s |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| exec:, recorded oracle /s | oracle alone /s | exec: ÷ slower side | wire coding alone /s "
+             "| wire ÷ plain JSON | ci examples /s |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, f in results.rates.items():
+        plain = f"{f.get('wire_over_plain', 0):.1f}"
+        if "wire_over_plain_msgspec" in f:
+            plain += f" ({f['wire_over_plain_msgspec']:.1f})"
         lines.append(f"| `{name}` | {f['inputs']} | {f['nodes']:.0f} | {f['in_process']:,.0f} | {f['exec']:,.0f} | "
                      f"{f['raw']:,.0f} | "
-                     f"{f['exec_over_raw']:.2f} | {f['exec_recorded']:,.0f} | {f['wire']:,.0f} | "
+                     f"{f['exec_over_raw']:.2f} | {f['exec_recorded']:,.0f} | {f.get('oracle_alone', 0):,.0f} | "
+                     f"{f.get('run_over_slower', 0):.2f} | {f['wire']:,.0f} | {plain} | "
                      f"{results.examples_per_second.get(name, 0):,.0f} |")
+    lines.append("")
+    machine = results.machine
+    lines.append(f"JSON codec: {machine.get('json', '?')}; wire ÷ plain JSON is against the standard library's json, "
+                 "in brackets against msgspec; load average at the start: "
+                 f"{machine.get('load average', 0):.2f} on {machine.get('cpus')} CPUs")
     lines.append("")
     for name, run in results.runs.items():
         lines.append(f"- {name} `certify --candidate reference --profile ci` (566 cases + 8 × 250 generated): "
@@ -345,6 +405,13 @@ def _against_targets(results: Results) -> Iterator[tuple[str, float, float, bool
     if "reward.parse" in rates:
         yield ("reward.parse exec / raw", TARGETS["reward.parse exec / raw"], rates["reward.parse"]["exec_over_raw"],
                False)
+    for surface in ("metric.compute", "pass_at_k"):
+        if "wire_over_plain" in rates.get(surface, {}):
+            yield (f"{surface} wire / plain JSON", TARGETS["wire / plain JSON"], rates[surface]["wire_over_plain"],
+                   True)
+    for surface, figures in rates.items():
+        if "run_over_slower" in figures:
+            yield f"{surface} run / slower side", TARGETS["run / slower side"], figures["run_over_slower"], True
     if "warm" in runs:
         yield "warm certify s", TARGETS["warm certify s"], runs["warm"]["seconds"], True
         yield "harness MB", TARGETS["harness MB"], runs["warm"]["harness_mb"], True

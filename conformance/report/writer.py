@@ -190,15 +190,18 @@ def _storable(value: Any) -> Any:
     return {key: _storable(item) for key, item in zip(keys, value.values(), strict=True)}
 
 
+_REPORT_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False)  # made once: json.dumps makes one per call
+
+
 def dumps(line: Header | CaseLine | GeneratedLine | CandidateLine | Footer) -> str:
     """One report line, as written: UTF-8-encodable, each lone surrogate as the text of its escape."""
-    text = json.dumps(line.to_json(), ensure_ascii=False, allow_nan=False)
+    text = _REPORT_JSON.encode(line.to_json())
     # A lone surrogate shows in the JSON (a value), or as U+FFFD where pydantic wrote a dict key holding one
     # (lossily: an implementation's dependencies). Rare: only then is the line walked, as Python holds it, and
     # made again from what it can store.
     if _UNENCODABLE.search(text) or "\ufffd" in text:
         stored = type(line).model_validate(_storable(line.model_dump(mode="python")))
-        text = json.dumps(stored.to_json(), ensure_ascii=False, allow_nan=False)
+        text = _REPORT_JSON.encode(stored.to_json())
     return text
 
 

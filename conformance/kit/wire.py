@@ -2,6 +2,10 @@
 
 Standard library only: the oracle adapter loads this file by path inside the
 oracle's own virtualenv, where the harness and its dependencies are absent.
+Where msgspec is installed (the harness's optional ``fast`` extra) it reads
+and writes the JSON text, giving the same bytes and the same values, errors
+included, as the standard library (tests/test_wire_codec.py holds them to
+it); ``HARBOR_CONFORMANCE_JSON=stdlib`` keeps to the standard library.
 
 Every JSON object on the wire is a one-key tag, so nothing is left to a JSON
 parser's idea of numbers:

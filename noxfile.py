@@ -1,7 +1,7 @@
 """CI sessions: `nox -s tests`, `nox -s certify -- [SPEC]`, `nox -s lint`, `nox -s coverage`,
 `nox -s upgrade-gate -- [VERSION]`, `nox -s harbor-changes`, `nox -s bench`, `nox -s explore-sharded`,
-`nox -s offline` (the tests that need no oracle), `nox -s mutants` (the suite's kill rate on one-bug mutants),
-`nox -s campaign` (a fuzzing campaign on a Dask cluster)."""
+`nox -s offline` (the tests that need no oracle), `nox -s slow` (the slow end-to-end tests), `nox -s mutants`
+(the suite's kill rate on one-bug mutants), `nox -s campaign` (a fuzzing campaign on a Dask cluster)."""
 
 from __future__ import annotations
 
@@ -17,14 +17,21 @@ nox.options.reuse_existing_virtualenvs = True
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The suite's own tests, in parallel (the oracle environment is created on first use)."""
+    """The suite's own tests, in parallel (the oracle environment is created on first use), slow ones left out."""
     session.install("-e", ".[test]")
     session.run("pytest", "-n", "auto", *session.posargs)
 
 
 @nox.session
+def slow(session: nox.Session) -> None:
+    """The slow end-to-end tests the default run leaves out (whole ci runs, mutants, campaigns, the wheel)."""
+    session.install("-e", ".[test]")
+    session.run("pytest", "-n", "auto", "-m", "slow", *session.posargs)
+
+
+@nox.session
 def offline(session: nox.Session) -> None:
-    """The suite's own tests that start no oracle: the quick tier, well under a minute."""
+    """The suite's own tests that start no oracle, slow ones left out: the quick tier, under a minute."""
     session.install("-e", ".[test]")
     session.run("pytest", "-m", "not oracle", "-n", "auto", *session.posargs)
 

@@ -20,8 +20,11 @@ In one run, on the machine at hand, it measures and prints:
 - the wall time and peak memory (harness, and its largest child process: the oracle)
   of a warm ``certify --candidate reference --profile ci`` that asks the oracle
   everything (``--no-oracle-cache``), the wall time of the same run answered
-  from the oracle answer cache, and of the same run on a fresh machine (empty
-  caches: the oracle environment is created and every wheel downloaded).
+  from the oracle answer cache (the candidate's side alone), of harbor itself
+  certified the same way (the oracle's side alone), and of the same run on a
+  fresh machine (empty caches: the oracle environment is created and every
+  wheel downloaded);
+- in a checkout, the time of the README's test command and of its offline tier.
 
 Targets are printed beside the figures; nothing here asserts them.
 """
@@ -65,8 +68,11 @@ TARGETS = {  # what the figures should show on a 2-core machine
     "run / slower side": 1.3,
     "warm certify s": 60,
     "warm ÷ cached certify": 5,
+    "uncached certify ÷ slower side": 1.3,
     "fresh certify s": 180,
     "harness MB": 300,
+    "offline tests s": 45,  # "well under a minute"
+    "tests s": 120,
 }
 
 
@@ -74,7 +80,9 @@ TARGETS = {  # what the figures should show on a 2-core machine
 class Results:
     rates: dict[str, dict[str, Any]] = field(default_factory=dict)  # surface -> figures
     examples_per_second: dict[str, float] = field(default_factory=dict)
-    runs: dict[str, dict[str, float]] = field(default_factory=dict)  # "warm" / "cached" / "fresh" -> seconds, MB
+    # "warm" / "cached" / "oracle side" / "fresh" -> seconds, MB
+    runs: dict[str, dict[str, float]] = field(default_factory=dict)
+    tests: dict[str, float] = field(default_factory=dict)  # "offline" / "all" -> seconds of the test suite
     machine: dict[str, Any] = field(default_factory=dict)
 
 
@@ -282,10 +290,10 @@ print("BENCH-MEMORY", hwm_kb("self"), max(children.values(), default=0), file=sy
 """
 
 
-def certify_run(env: dict[str, str] | None = None, *options: str) -> dict[str, float]:
+def certify_run(env: dict[str, str] | None = None, *options: str, candidate: str = "reference") -> dict[str, float]:
     """A whole ``certify --candidate reference --profile ci`` in its own process: seconds and peak MB."""
     with tempfile.TemporaryDirectory() as folder:
-        argv = [sys.executable, "-c", MEASURED_RUN, "certify", "--candidate", "reference", "--profile", "ci",
+        argv = [sys.executable, "-c", MEASURED_RUN, "certify", "--candidate", candidate, "--profile", "ci",
                 "--report", str(Path(folder) / "r.jsonl"), *options]
         started = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, text=True, env=env)
@@ -353,12 +361,28 @@ def measure(count: int, fresh: bool, only: list[str] | None) -> Results:
             certify_run(own)  # warms every cache (the oracle's scripts, its answers) before the measured runs
             results.runs["warm"] = certify_run(own, "--no-oracle-cache")
             print("cached certify", file=sys.stderr)
-            results.runs["cached"] = certify_run(own)
+            results.runs["cached"] = certify_run(own)  # the oracle answered from the cache: the candidate's side
+            # The oracle's side: harbor itself certified as the candidate (the same inputs), the oracle from the cache.
+            print("the oracle's side", file=sys.stderr)
+            results.runs["oracle side"] = certify_run(own, candidate=DEFAULT_ORACLE)
         if fresh:
             print("fresh certify (empty caches)", file=sys.stderr)
             with tempfile.TemporaryDirectory() as folder:
                 results.runs["fresh"] = certify_run(fresh_environment(Path(folder)))
     return results
+
+
+def test_suite_times(checkout: Path) -> dict[str, float]:
+    """The README's test command, and its offline tier, timed in a checkout (the wheel carries no tests)."""
+    times: dict[str, float] = {}
+    for name, options in (("offline", ["-m", "not oracle"]), ("all", [])):
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider",
+                               *options], cwd=checkout, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"the tests failed ({name}): {done.stdout[-2000:]}")
+        times[name] = time.perf_counter() - started
+    return times
 
 
 def table(results: Results) -> str:
@@ -386,6 +410,9 @@ def table(results: Results) -> str:
         lines.append(f"- {name} `certify --candidate reference --profile ci` (566 cases + 8 × 250 generated): "
                      f"{run['seconds']:.1f} s; peak memory: harness {run['harness_mb']:.0f} MB, "
                      f"oracle {run['oracle_mb']:.0f} MB")
+    for name, seconds in results.tests.items():
+        lines.append(f"- the test suite, {'offline tier' if name == 'offline' else 'all of it'} "
+                     f"(`pytest -n auto`): {seconds:.1f} s")
     lines.append("")
     lines.append("| target | figure | met |")
     lines.append("|---|---:|---|")
@@ -418,8 +445,15 @@ def _against_targets(results: Results) -> Iterator[tuple[str, float, float, bool
     if "cached" in runs:
         yield ("warm ÷ cached certify", TARGETS["warm ÷ cached certify"],
                runs["warm"]["seconds"] / runs["cached"]["seconds"], False)
+    if "cached" in runs and "oracle side" in runs:
+        slower = max(runs["cached"]["seconds"], runs["oracle side"]["seconds"])
+        yield ("uncached certify ÷ slower side", TARGETS["uncached certify ÷ slower side"],
+               runs["warm"]["seconds"] / slower, True)
     if "fresh" in runs:
         yield "fresh certify s", TARGETS["fresh certify s"], runs["fresh"]["seconds"], True
+    for name, key in (("offline", "offline tests s"), ("all", "tests s")):
+        if name in results.tests:
+            yield key, TARGETS[key], results.tests[name], True
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -427,9 +461,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--inputs", type=int, default=3_000, help="bench corpus size per cheap surface")
     parser.add_argument("--no-fresh", action="store_true", help="skip the run with empty caches")
     parser.add_argument("--surface", action="append", help="only this surface (skips the whole runs)")
+    parser.add_argument("--no-tests", action="store_true", help="skip timing the test suite")
     parser.add_argument("--json", type=Path, default=Path("reports/bench.json"), help="where to write the figures")
     args = parser.parse_args(argv)
     results = measure(args.inputs, not args.no_fresh, args.surface)
+    checkout = Path(__file__).resolve().parent.parent
+    if not args.no_tests and not args.surface and (checkout / "tests").is_dir():
+        print("the test suite", file=sys.stderr)
+        results.tests = test_suite_times(checkout)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results.__dict__, indent=2) + "\n")
     print(table(results))

@@ -35,10 +35,37 @@ NEEDS_THE_MARKER = "needs the oracle marker (use a fixture that starts the oracl
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     for item in items:
         if ORACLE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.oracle)
+    _leave_out_slow(config, items)
+
+
+# -- slow end-to-end tests ------------------------------------------------------------------
+#
+# Tests marked `slow` run whole programs for seconds to minutes. A run leaves them out unless its -m
+# expression names them (`-m slow` runs only them, `-m "slow or not slow"` everything), or it names
+# test ids: a node id given on the command line always runs.
+
+
+def _leaves_out_slow(config: pytest.Config) -> bool:
+    return "slow" not in (config.option.markexpr or "") and not any("::" in arg for arg in config.args)
+
+
+def _leave_out_slow(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not _leaves_out_slow(config):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    if _leaves_out_slow(config):
+        return "slow end-to-end tests are left out (deselected): run them with -m slow"
+    return None
 
 
 class _Guard:

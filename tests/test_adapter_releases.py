@@ -40,6 +40,7 @@ def _run(connection, surface: str, value):
     return reply
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ["0.13.1", "0.23.0", "0.25.0"])
 def test_the_scripted_agent_serves_releases_that_ask_its_class_for_a_name(harbor, version):
     # 0.23.0 calls cls.name() before any agent exists; the trial still records the job's agent name.
@@ -70,6 +71,7 @@ def test_reward_parse_writes_the_files_when_the_test_script_runs(harbor, version
     assert (missing.kind, missing.value) == ("raised", "RewardFileNotFoundError")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ["0.13.1", "0.25.0"])
 def test_a_cancelled_jobs_trials_are_found_by_name(harbor, version):
     # 0.25.0's hook events carry the trial's UUID as trial_id; the trial's folder is named after its name.

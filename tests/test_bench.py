@@ -25,7 +25,10 @@ def test_figures_are_read_against_the_targets():
                "reward.parse": {"inputs": "10 generated", "nodes": 3, "in_process": 1, "exec": 1, "raw": 4,
                                 "exec_over_raw": 0.25, "exec_recorded": 1, "wire": 1}},
         runs={"warm": {"seconds": 59.0, "harness_mb": 301.0, "oracle_mb": 1.0},
-              "fresh": {"seconds": 200.0, "harness_mb": 1.0, "oracle_mb": 1.0}})
+              "cached": {"seconds": 20.0, "harness_mb": 1.0, "oracle_mb": 1.0},
+              "oracle side": {"seconds": 50.0, "harness_mb": 1.0, "oracle_mb": 1.0},
+              "fresh": {"seconds": 200.0, "harness_mb": 1.0, "oracle_mb": 1.0}},
+        tests={"offline": 44.0, "all": 121.0})
     verdicts = {line.split("|")[1].strip(): line.split("|")[3].strip()
                 for line in bench.table(results).splitlines() if line.count("|") == 4 and "target" not in line
                 and "---" not in line}
@@ -37,5 +40,9 @@ def test_figures_are_read_against_the_targets():
         "pass_at_k run / slower side ≤ 1.3": "yes",
         "warm certify s ≤ 60": "yes",
         "harness MB ≤ 300": "NO",
+        "warm ÷ cached certify ≥ 5": "NO",  # 59 / 20
+        "uncached certify ÷ slower side ≤ 1.3": "yes",  # 59 / max(20, 50)
         "fresh certify s ≤ 180": "NO",
+        "offline tests s ≤ 45": "yes",
+        "tests s ≤ 120": "NO",
     }

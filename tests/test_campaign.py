@@ -149,6 +149,7 @@ def test_usage_errors_before_anything_starts_exit_2_with_one_line(args, said):
 # -- campaigns against the live oracle ---------------------------------------------------------
 
 
+@pytest.mark.slow
 @needs_proc
 @pytest.mark.usefixtures("harbor_env")
 def test_a_campaign_finds_a_wrong_candidate_and_its_findings_replay_in_certify(tmp_path):
@@ -188,6 +189,7 @@ def test_a_campaign_finds_a_wrong_candidate_and_its_findings_replay_in_certify(t
     assert {r.id for r in read(tmp_path / "certify2.jsonl").records if r.generated} & set(ids)
 
 
+@pytest.mark.slow
 @needs_proc
 @pytest.mark.usefixtures("harbor_env")
 def test_a_campaign_interrupted_leaves_a_valid_report_and_no_process(tmp_path):
@@ -224,6 +226,7 @@ def _summary(stderr: str) -> str:
     return line
 
 
+@pytest.mark.slow
 @needs_proc
 @pytest.mark.usefixtures("harbor_env")
 def test_the_reference_conforms_through_a_short_campaign(tmp_path):
@@ -239,6 +242,7 @@ def test_the_reference_conforms_through_a_short_campaign(tmp_path):
     assert (tmp_path / "campaign.examples").is_dir()  # the default database: beside the report
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("harbor_env")
 def test_an_unreachable_scheduler_is_a_usage_error(tmp_path):
     started = time.monotonic()
@@ -273,6 +277,7 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
+@pytest.mark.slow
 @needs_proc
 @pytest.mark.usefixtures("harbor_env")
 def test_a_campaign_on_a_running_cluster_uses_every_worker_and_leaves_them_no_connection(tmp_path):

@@ -27,17 +27,20 @@ def test_the_corpus_covers_every_surface(corpus):
     assert {c.case.surface for c in corpus} == set(surfaces.SURFACES)
 
 
+@pytest.mark.slow
 def test_recordings_agree_with_the_live_oracle(corpus, live_oracle):
     records = _run(corpus, "reference", live_oracle)
     stale = [(r.id, r.recording_mismatches) for r in records if r.recording != "agrees"]
     assert stale == []
 
 
+@pytest.mark.slow
 def test_reference_conforms_to_the_live_oracle(corpus, live_oracle):
     records = _run(corpus, "reference", live_oracle)
     assert [(r.id, r.outcome, r.mismatches, r.detail) for r in records if r.outcome != "pass"] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(wrong_candidates.CAUGHT_AS))
 def test_wrong_candidate_is_caught_with_the_right_class(name, corpus, live_oracle):
     surface, expected_class = wrong_candidates.CAUGHT_AS[name]
@@ -56,6 +59,7 @@ def _cli(*args, cwd=None):
                           capture_output=True, text=True, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_certify_cli_exit_codes_and_report(tmp_path):
     report = tmp_path / "ref.jsonl"
     ok = _cli("certify", "--candidate", "reference", "--oracle", "recorded", "--report", str(report))
@@ -83,6 +87,7 @@ def test_exec_transport_carries_the_same_messages(corpus, live_oracle):
     assert records and {r.outcome for r in records} == {"pass"}
 
 
+@pytest.mark.slow
 def test_pytest_items_run_the_cases(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "cases/pass_at_k", "--conformance-candidate", "reference",

@@ -154,6 +154,7 @@ def _lines(report: str) -> list[dict]:
     return [json.loads(line) for line in Path(report).read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_certify_script_on_a_conforming_candidate(tmp_path):
     work = tmp_path / "workspace"
     work.mkdir()
@@ -178,6 +179,7 @@ def test_certify_script_on_a_conforming_candidate(tmp_path):
     assert proc.stdout.index("::stop-commands::") < proc.stdout.index("reference: conforms")
 
 
+@pytest.mark.slow
 def test_certify_script_on_a_wrong_candidate_fails_with_its_outputs_written(tmp_path):
     reports = tmp_path / "out"
     proc, outputs = _certify(tmp_path, REPO, CONFORMANCE_CANDIDATE="tests.wrong_candidates:empty_by_strip",
@@ -194,6 +196,7 @@ def test_certify_script_on_a_wrong_candidate_fails_with_its_outputs_written(tmp_
     assert "::error title=harbor conformance::the candidate does not conform" in proc.stdout
 
 
+@pytest.mark.slow
 def test_certify_script_takes_surfaces_by_comma_space_or_newline_and_the_expectation_file(tmp_path, corpus):
     expectations = tmp_path / "conformance-expectations.yaml"
     caught = wrong_candidates.caught_by_strip(corpus)
@@ -228,6 +231,7 @@ def test_certify_script_without_a_candidate_refuses(tmp_path):
     assert not (tmp_path / "conformance-report").exists()
 
 
+@pytest.mark.slow
 def test_a_report_left_by_an_earlier_run_is_not_taken_for_this_one(tmp_path):
     stale = tmp_path / "conformance-report" / "report.jsonl"
     stale.parent.mkdir()
@@ -263,6 +267,7 @@ def test_install_script_by_default_installs_the_release_the_action_belongs_to(tm
     assert proc.stdout == f"harbor-conformance=={own}\n"
 
 
+@pytest.mark.slow
 def test_install_script_names_the_cache_folder_and_key(tmp_path):
     env = _environment(tmp_path, CONFORMANCE_VERSION="installed", CONFORMANCE_ORACLE="harbor==0.13.1",
                        RUNNER_OS="Linux", RUNNER_ARCH="X64", HARBOR_CONFORMANCE_CACHE=str(tmp_path / "cache"))
@@ -292,6 +297,7 @@ def test_oracle_script_prepares_nothing_for_the_recorded_oracle(tmp_path):
     assert proc.returncode == 0 and _outputs(tmp_path) == {"ready": "false"}
 
 
+@pytest.mark.slow
 def test_oracle_script_leaves_a_broken_oracle_to_certify(tmp_path):
     # A cache path that is a file: no environment can be found or made, and certify will say so (exit 2).
     blocked = tmp_path / "not-a-folder"
@@ -320,6 +326,7 @@ def test_hooks_are_declared():
         re.compile(hook["files"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("hook_id", ["conformance-cases-check", "conformance-expectations-check"])
 def test_each_hook_entry_is_a_command_of_the_cli(hook_id):
     words = _hook(hook_id)["entry"].split()[1:]
@@ -327,6 +334,7 @@ def test_each_hook_entry_is_a_command_of_the_cli(hook_id):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_the_cases_hook_checks_a_folder_once_and_passes_on_this_corpus():
     hook = _hook("conformance-cases-check")
     assert hook["pass_filenames"] is False

@@ -53,6 +53,7 @@ def test_an_unknown_surface_is_refused_with_the_list_of_surfaces(command):
     assert "unknown surface 'reward.pars'" in text and all(name in text for name in SURFACES)
 
 
+@pytest.mark.slow
 def test_the_report_alone_on_stdout(tmp_path):
     done = run("certify", "-c", "reference", "--oracle", "recorded", "-s", "reason.normalize", "--report", "-")
     assert done.returncode == 0, done.stderr
@@ -61,6 +62,7 @@ def test_the_report_alone_on_stdout(tmp_path):
     assert "conforms" in done.stderr and not (tmp_path / "-").exists()
 
 
+@pytest.mark.slow
 def test_the_markdown_alone_on_stdout(tmp_path):
     done = run("certify", "-c", "reference", "--oracle", "recorded", "-s", "reason.normalize",
                "--report", str(tmp_path / "r.jsonl"), "--markdown", "-")
@@ -76,6 +78,7 @@ def test_the_report_and_the_markdown_cannot_both_be_stdout():
     assert result.exit_code == 2 and "--report -" in result.output
 
 
+@pytest.mark.slow
 def test_generation_options_a_run_would_ignore_are_said_to_be_ignored(tmp_path):
     done = run("certify", "-c", "reference", "--oracle", "recorded", "-s", "reason.normalize", "--seed", "3",
                "--max-examples", "5", "--report", str(tmp_path / "r.jsonl"))
@@ -103,6 +106,7 @@ def _one_surface_only():
 one_surface_only = _one_surface_only()
 
 
+@pytest.mark.slow
 def test_failures_come_first_and_skips_are_counted_not_listed(tmp_path, corpus):
     total = len(corpus)
     parse = sum(loaded.case.surface == "reward.parse" for loaded in corpus)
@@ -135,6 +139,7 @@ def test_failures_come_first_and_skips_are_counted_not_listed(tmp_path, corpus):
     assert not [line for line in log if line.startswith("SKIP")]
 
 
+@pytest.mark.slow
 def test_a_report_keeps_each_sides_exception_message_and_a_failing_cases_input(tmp_path, corpus):
     report = tmp_path / "r.jsonl"
     run("certify", "-c", "tests.test_cli:one_surface_only", "--oracle", "recorded", "-s", "reward.parse",

@@ -142,6 +142,7 @@ def test_a_shape_is_bounded_in_depth():
 # -- two bugs of one class, and one bug ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_bugs_of_one_mismatch_class_are_both_found(live_oracle):
     result = generate.generate("reward.parse", connect("tests.test_distinct_findings:txt_and_json_ints"),
                                live_oracle, profile=CI, seed=CI.fixed_seed)
@@ -156,6 +157,7 @@ def test_two_bugs_of_one_mismatch_class_are_both_found(live_oracle):
     assert metrics == {"mean", "sum"}, [r.decoded_input for r in ulps]
 
 
+@pytest.mark.slow
 def test_with_one_finding_per_kind_the_second_bug_stays_hidden(live_oracle, monkeypatch):
     monkeypatch.setattr(generate, "FINDINGS_PER_KIND", 1)
     result = generate.generate("metric.compute", connect("tests.test_distinct_findings:mean_and_sum"),
@@ -163,6 +165,7 @@ def test_with_one_finding_per_kind_the_second_bug_stays_hidden(live_oracle, monk
     assert len(_findings_by_kind(result)[("fail", "ulp")]) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["negative_zero_lost", "empty_by_strip", "txt_before_json"])
 def test_one_bug_gives_no_near_duplicates(live_oracle, name):
     result = generate.generate("reward.parse", connect(f"tests.wrong_candidates:{name}"), live_oracle,
@@ -182,6 +185,7 @@ def test_one_bug_gives_no_near_duplicates(live_oracle, name):
         assert all(len(r.decoded_input) == 1 for r in result.findings), [r.decoded_input for r in result.findings]
 
 
+@pytest.mark.slow
 def test_the_limits_bound_the_findings_and_the_rounds(live_oracle, monkeypatch):
     monkeypatch.setattr(generate, "FINDINGS_PER_KIND", 2)
     monkeypatch.setattr(generate, "FINDINGS_PER_SURFACE", 3)
@@ -258,6 +262,7 @@ def test_a_duplicate_key_the_divergence_needs_stays(live_oracle):
     assert simplified.decoded_input == {"reward_json": b'{"reward": 0, "reward": 1}'}
 
 
+@pytest.mark.slow
 def test_generated_findings_hold_no_redundant_duplicate_key(live_oracle):
     # Seed 1 shrank json_verbatim's findings to {"reward": 0, "reward": 0, "reward": 0, "reward": "1"}.
     result = generate.generate("reward.parse", connect("tests.wrong_candidates:json_verbatim"), live_oracle,

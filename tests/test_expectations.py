@@ -170,6 +170,7 @@ def test_update_writes_every_divergence_and_keeps_reviewed_reasons(tmp_path):
     assert "dropped reward.parse::now-passes" in proc.stdout
 
 
+@pytest.mark.slow
 def test_update_then_certify_turns_the_run_green(tmp_path):
     report = tmp_path / "wrong.jsonl"
     run = certification.certify(certification.Options(candidate=WRONG, oracle="recorded", surfaces=["pass_at_k"]),
@@ -323,6 +324,7 @@ def test_an_unchanged_entry_keeps_its_lines_however_long_or_folded(tmp_path):
     assert known.read_text() == text.replace("by hand too\n  classes: [value]", "by hand too\n  classes: [ulp]")
 
 
+@pytest.mark.slow
 def test_the_shipped_files_come_back_unchanged_when_nothing_changed():
     for path in sorted((Path(__file__).parent.parent / "oracles" / "expectations").glob("*.yaml")):
         text = path.read_text()

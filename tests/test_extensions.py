@@ -94,6 +94,7 @@ def test_an_evsys_metric_plugin_is_certified_on_its_own_metric_only(tmp_path):
     assert {r.surface for r in data.records} == {"evsys.metric"} and {r.outcome for r in data.records} == {"pass"}
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("harbor_env")
 def test_a_wrong_evsys_plugin_is_caught_and_one_without_semantics_is_refused(tmp_path):
     report = tmp_path / "r.jsonl"

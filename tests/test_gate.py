@@ -27,6 +27,7 @@ def _gate(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
                            "--out", str(tmp_path)], capture_output=True, text=True)
 
 
+@pytest.mark.slow
 def test_a_release_passes_its_gate_with_its_expectations_and_fails_without(tmp_path, harbor_release):
     harbor_release("0.24.0")
     # harbor 0.24.0 records a step's verifier timeout as VerifierTimeoutError, 0.13.1 as TimeoutError.
@@ -45,6 +46,7 @@ def test_a_release_passes_its_gate_with_its_expectations_and_fails_without(tmp_p
     assert "harbor 0.13.1:" in text and "harbor 0.24.0:" in text
 
 
+@pytest.mark.slow
 def test_a_release_without_changes_says_so(tmp_path, harbor_release):
     harbor_release("0.13.0")
     proc = _gate(tmp_path, "0.13.0", "-s", "pass_at_k")

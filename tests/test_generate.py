@@ -49,6 +49,7 @@ def _same(a, b) -> bool:
 # -- the strategies ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(surfaces.SURFACES))
 def test_generated_inputs_are_valid_and_survive_the_wire_and_a_case_file(name):
     surface = surfaces.get(name)
@@ -67,6 +68,7 @@ def test_generated_inputs_are_valid_and_survive_the_wire_and_a_case_file(name):
 # -- wrong candidates, generated inputs only -----------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(wrong_candidates.CAUGHT_AS))
 @pytest.mark.usefixtures("harbor_env")
 def test_generators_alone_catch_each_wrong_candidate_within_the_ci_budget(name, tmp_path):
@@ -86,6 +88,7 @@ def test_generators_alone_catch_each_wrong_candidate_within_the_ci_budget(name, 
     assert expected_class in classes, f"{name}: generators caught it as {sorted(classes)}"
 
 
+@pytest.mark.slow
 def test_the_reference_agrees_with_the_oracle_on_the_ci_profile(live_oracle):
     candidate = connect("reference")
     for name, surface in surfaces.SURFACES.items():
@@ -114,6 +117,7 @@ def _two_bugs(request: dict) -> dict:
 two_bugs = reference.derive("two-bugs", **{"metric.compute": _two_bugs})
 
 
+@pytest.mark.slow
 def test_each_divergence_shrinks_within_its_own_mismatch_class(live_oracle):
     # A shrinker free to change the class would fold one bug into the other (a NaN
     # list shrinks below three trials, an ulp list gains a NaN); both must survive.
@@ -128,6 +132,7 @@ def test_each_divergence_shrinks_within_its_own_mismatch_class(live_oracle):
     assert len(ulp["rewards"]) == 3  # minimal: exactly the trigger
 
 
+@pytest.mark.slow
 def test_a_minimal_finding_is_small(live_oracle):
     result = generate.generate("reward.parse", connect("tests.wrong_candidates:negative_zero_lost"), live_oracle,
                                profile=CI, seed=CI.fixed_seed)
@@ -139,6 +144,7 @@ def test_a_minimal_finding_is_small(live_oracle):
         assert len(data) <= (4 if name == "reward_txt" else 20), finding.decoded_input
 
 
+@pytest.mark.slow
 def test_the_same_profile_and_seed_repeat_the_run(live_oracle):
     def run():
         result = generate.generate("reward.parse", connect("tests.wrong_candidates:txt_before_json"), live_oracle,
@@ -149,6 +155,7 @@ def test_the_same_profile_and_seed_repeat_the_run(live_oracle):
     assert first[1] and run() == first
 
 
+@pytest.mark.slow
 def test_a_finding_saved_in_an_example_database_replays_first_on_any_seed(live_oracle, tmp_path):
     from conformance.run.examples import open_database
 
@@ -204,6 +211,7 @@ def _random_answer(request: dict) -> dict:
     return {} if random.random() < 0.5 else {"x": {2: 1.0}}
 
 
+@pytest.mark.slow
 def test_a_nondeterministic_candidate_is_reported_not_raised(live_oracle):
     result = generate.generate("pass_at_k", connect("tests.test_generate:flaky"), live_oracle,
                                profile=CI, seed=1, max_examples=30)
@@ -221,6 +229,7 @@ def test_generated_inputs_need_a_live_oracle():
 # -- promote ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_promote_writes_cases_that_hold_the_oracle_result(tmp_path, live_oracle):
     root = tmp_path / "cases"
     shutil.copytree(case_corpus.default_root(), root)
@@ -254,6 +263,7 @@ def test_promote_writes_cases_that_hold_the_oracle_result(tmp_path, live_oracle)
     assert {r.outcome for r in by_spec["tests.wrong_candidates:empty_by_strip"]} == {"fail"}
 
 
+@pytest.mark.slow
 def test_promote_without_findings_says_so(tmp_path):
     report = tmp_path / "ok.jsonl"
     ok = _cli("certify", "--oracle", "recorded", "--surface", "pass_at_k", "--report", str(report))
@@ -263,6 +273,7 @@ def test_promote_without_findings_says_so(tmp_path):
     assert read(report).header.generation is None  # a recorded oracle cannot generate
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("harbor_env")
 def test_profile_and_seed_are_checked_and_recorded(tmp_path):
     bad = _cli("certify", "--profile", "nightly", "--oracle", "recorded")
@@ -302,6 +313,7 @@ def test_a_seed_draws_the_same_inputs_whatever_modules_are_loaded(tmp_path, live
     assert inputs() == before
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("harbor_env")
 def test_a_skipped_generated_input_is_a_skip_not_a_divergence(tmp_path):
     """A candidate that declines a surface: its generated inputs are counted as skipped, nothing is shrunk or

@@ -75,6 +75,7 @@ MISBEHAVIOURS = [
 ]
 
 
+@pytest.mark.slow
 def test_each_misbehaviour_is_its_own_outcome_and_the_run_goes_on(tmp_path):
     plan = [behaviour for behaviour, _, _ in MISBEHAVIOURS]
     run = certify(tmp_path, chaos(tmp_path, runs=plan), broken_after=100)
@@ -103,6 +104,7 @@ def test_validate_protocol_holds_replies_to_the_schema(tmp_path):
     assert second.outcome == "pass"
 
 
+@pytest.mark.slow
 def test_an_answer_for_a_surface_the_handshake_does_not_list(tmp_path):
     candidate = chaos(tmp_path, surfaces=["pass_at_k"])
     run = certify(tmp_path, candidate, case_globs=["reward.parse::txt-*"], broken_after=100)
@@ -123,6 +125,7 @@ def test_consecutive_crashes_declare_the_candidate_broken_and_every_case_is_stil
     assert not run.conforms
 
 
+@pytest.mark.slow
 def test_a_candidate_that_hangs_on_start_is_killed_and_every_case_recorded(tmp_path):
     run = certify(tmp_path, chaos(tmp_path, starts=["hang"]), timeout_multiplier=0.02)  # start: 2.4 s
     data = assert_whole_report(tmp_path / "report.jsonl", reward_parse_ids())
@@ -148,6 +151,7 @@ def test_a_failed_restart_is_that_cases_outcome_and_the_next_case_tries_again(tm
     assert "could not restart" in run.records[1].detail
 
 
+@pytest.mark.slow
 def test_a_candidate_that_hangs_on_stop_is_killed_and_recorded(tmp_path):
     run = certify(tmp_path, chaos(tmp_path, stop="hang"), case_globs=["reward.parse::txt-*"])
     data = report.read(tmp_path / "report.jsonl")
@@ -165,6 +169,7 @@ def test_every_protocol_error_name_is_tried_here():
     assert provoked | PROVOKED == set(PROTOCOL_ERRORS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("behaviour", ["hang", "crash", "short", "garbage"])
 def test_a_batch_that_fails_as_a_whole_is_asked_again_one_request_at_a_time(tmp_path, behaviour):
     run = certify(tmp_path, chaos(tmp_path, batch=True, batches=[behaviour]), case_globs=["reward.parse::txt-*"])

@@ -266,6 +266,7 @@ def _peak_rss(argv: list[str]) -> tuple[int, float, str]:
     return int(peak) * 1024, float(seconds), proc.stderr  # ru_maxrss is in KiB on Linux
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in KiB, as Linux gives it")
 def test_summary_of_a_large_report_takes_memory_that_does_not_grow_with_it(tmp_path):
     size = 40 * 1024 * 1024
@@ -399,6 +400,7 @@ def test_case_files_and_surface_folders_linked_out_of_the_corpus_are_refused(tmp
     ])
 
 
+@pytest.mark.slow
 def test_promote_appends_to_no_fifo_and_through_no_link_out_of_the_corpus(tmp_path):
     finding = _case(1, id="reward.parse::gen-1", origin="generated", outcome="fail",
                     input=wire.encode({"reward_txt": b"1"}))
@@ -418,6 +420,7 @@ def test_promote_appends_to_no_fifo_and_through_no_link_out_of_the_corpus(tmp_pa
     assert outside.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_cases_check_lists_every_problem_and_certify_refuses_to_run(tmp_path):
     """Each problem through both commands: `cases check` lists them all (exit 2), `certify` runs nothing."""
     root = tmp_path / "cases"

@@ -137,6 +137,7 @@ def certify_cli(tmp_path: Path, attack: str, *options: str) -> tuple[CliRun, rep
 # -- the attacks -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_output_written_after_stop_is_read_and_dropped(tmp_path):
     """500 MB on stdout after `stop`: drained and dropped, and the candidate exits as it should."""
     attack = r'''
@@ -148,6 +149,7 @@ serve(lambda seq, n: skip(seq), stop=lambda: write(sys.stdout.buffer, b'{"seq": 
     assert run.seconds < 30
 
 
+@pytest.mark.slow
 def test_a_line_that_never_ends_is_an_oversized_line(tmp_path):
     """500 MB on stdout without a newline: cut off at the line limit, not held."""
     attack = r'''
@@ -165,6 +167,7 @@ serve(run)
     assert {r.outcome for r in data.records[1:]} == {"skip"}
 
 
+@pytest.mark.slow
 def test_lines_nobody_asked_for_are_not_kept(tmp_path):
     """After its first reply, a flood of second replies: the next request finds them (unsolicited-reply), none
     is held. (Found before the next request is sent, or read as its reply: the same protocol error either way.)"""
@@ -181,6 +184,7 @@ serve(run)
         ("skip", None), ("protocol-error", "unsolicited-reply"), ("skip", None)]
 
 
+@pytest.mark.slow
 def test_a_stderr_line_without_end_is_kept_as_a_bounded_tail(tmp_path):
     """500 MB on stderr with no newline, then an exit: a crash whose detail holds a few kilobytes of it."""
     attack = r'''
@@ -201,6 +205,7 @@ serve(run)
     assert {r.outcome for r in data.records[1:]} == {"skip"}
 
 
+@pytest.mark.slow
 def test_huge_strings_in_valid_replies_are_kept_cut_with_their_length(tmp_path):
     """Replies of up to 14 MiB: every string a case line keeps is cut, and says how long it was."""
     attack = r'''
@@ -253,6 +258,7 @@ serve(run)
     assert max(len(line) for line in lines) < 2 * OUTPUT_LIMIT + 100 * 1024
 
 
+@pytest.mark.slow
 def test_a_process_left_holding_stdout_does_not_turn_a_crash_into_a_timeout(tmp_path):
     """The candidate starts a process that inherits its pipes, then exits: a crash at once, with its stderr."""
     attack = r'''
@@ -276,6 +282,7 @@ serve(run)
     assert len(pids(tmp_path)) >= 7  # 4 candidates (3 crashed), 3 of their children: all stopped
 
 
+@pytest.mark.slow
 def test_a_hang_stops_the_whole_process_group_even_what_ignores_sigterm(tmp_path):
     """A timeout kills the candidate and what it started: SIGTERM, then SIGKILL for what ignores it."""
     attack = r'''
@@ -294,6 +301,7 @@ serve(run)
     assert run.seconds < 30
 
 
+@pytest.mark.slow
 def test_nothing_is_left_when_the_harness_is_interrupted(tmp_path):
     """SIGTERM to the harness mid-case: exit 130, the candidate's group stopped, its folder removed."""
     attack = r'''
@@ -329,6 +337,7 @@ def wait_for(path: Path, seconds: float = 30) -> None:
 # -- a harness killed outright --------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_next_run_stops_what_a_killed_harness_left_and_removes_its_folder(tmp_path):
     """SIGKILL to the harness cleans nothing; the next run finds the folder, stops the group, removes both."""
     attack = r'''
@@ -406,6 +415,7 @@ def open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+@pytest.mark.slow
 def test_restarts_leave_no_thread_no_pipe_and_no_process(tmp_path, monkeypatch):
     attack = r'''
 def run(seq, n):

@@ -248,6 +248,7 @@ def test_a_handshake_past_the_bounds_is_a_candidate_that_did_not_start(tmp_path,
 # -- the command ----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("run_attack", "start_attack", "status", "first"), [
     ("surrogate-key", "ok", 1, ("fail", None)),
     ("surrogate-errored", "ok", 1, ("error", None)),
@@ -612,6 +613,7 @@ def handshakes(draw: st.DrawFn) -> bytes:
     return message.encode("utf-8", "surrogatepass") + b"\n"
 
 
+@pytest.mark.slow
 @FUZZ
 @given(handshakes(), st.booleans())
 def test_any_handshake_is_an_implementation_or_a_failed_start_and_a_header(raw, validate):

@@ -29,6 +29,7 @@ def txt(text: str) -> dict:
     return {"reward_txt": text.encode()}
 
 
+@pytest.mark.slow
 def test_trials_run_attempt_then_task_then_agent(conn):
     agents = [{"name": "first"}, {"name": "second", "model": "p/m"}]
     tasks = ["t1", "t2"]

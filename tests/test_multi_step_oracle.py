@@ -65,6 +65,7 @@ def failed_step(name, exception_type):
     return {"name": name, "verifier_result": None, "exception_type": exception_type}
 
 
+@pytest.mark.slow
 def test_final_takes_the_last_steps_rewards(conn):
     out = output(conn, "final", txt("1"), txt("0.25"))
     assert out == {
@@ -249,6 +250,7 @@ def test_a_disabled_verifier(conn):
     assert out["steps"] == [failed_step("step-1", None), failed_step("step-2", "AgentTimeoutError")]
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("harbor_env")
 def test_the_oracle_writes_only_protocol_lines():
     """harbor logs warnings (a step failed, steps aborted): none of it may reach stdout."""

@@ -104,12 +104,14 @@ def _subset() -> list[Mutant]:
     return list(first.values())
 
 
+@pytest.mark.slow
 def test_the_cases_kill_a_mutant_of_each_surface():
     results = list(measure(_subset(), generators=False))
     assert [r.mutant.id for r in results if not r.killed] == []
     assert all(r.generators is None and r.cases is not None and r.cases.inputs_run > 0 for r in results)
 
 
+@pytest.mark.slow
 def test_both_columns_on_a_mutant_of_each_surface(harbor_env):
     results = list(measure(_subset()))
     assert table.shortfalls(results) == [s for s in table.shortfalls(results) if "generators alone" in s]

@@ -352,6 +352,7 @@ def _inputs_run(run: Any) -> int:
     return run.tally.total + sum(line.inputs_run for line in run.tally.generated.values())
 
 
+@pytest.mark.slow
 def test_a_second_certify_answers_from_the_cache_without_starting_harbor(tmp_path, stand_in):
     first = _certify(tmp_path, "first")
     asked = stand_in.asked
@@ -367,6 +368,7 @@ def test_a_second_certify_answers_from_the_cache_without_starting_harbor(tmp_pat
     assert read(tmp_path / "second.jsonl").header.oracle.implementation.name == "reference"  # the stored handshake
 
 
+@pytest.mark.slow
 def test_no_oracle_cache_asks_everything_and_stores_nothing(tmp_path, stand_in, folder):
     for name in ("first", "second"):
         run = _certify(tmp_path, name, oracle_cache=False)
@@ -427,6 +429,7 @@ def test_the_gate_passes_the_choice_on(tmp_path, monkeypatch):
     assert [options.oracle_cache for options in seen] == [True, False, False] and no_flag.exit_code != 0
 
 
+@pytest.mark.slow
 def test_the_pytest_plugin_counts_and_bypasses(pytester, stand_in, folder):
     args = ["--conformance-candidate", "reference", "--conformance-no-generate", "-p", "no:cacheprovider",
             "--conformance-report", "r.jsonl"]
@@ -452,6 +455,7 @@ def test_the_pytest_plugin_counts_and_bypasses(pytester, stand_in, folder):
 # -- harbor itself ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_harbor_answers_once_and_then_never_starts(tmp_path, monkeypatch, harbor_env):
     """The real oracle: a first run asks it (each answer counted as it comes), a second asks nothing."""
     monkeypatch.setenv(answers.FOLDER_ENV, str(tmp_path / "answers"))

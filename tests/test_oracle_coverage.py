@@ -194,6 +194,7 @@ def test_a_declared_unreachable_branch_that_runs_is_reported_not_hidden():
     assert (coverage.executed, coverage.statements, coverage.taken, coverage.branches) == (2, 3, 1, 2)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("coverage_env")
 def test_the_cases_alone_and_the_ci_profile_alone_each_reach_all_reachable_code(tmp_path):
     # The corpus and the generators are each held to the target on their own: a case

@@ -53,6 +53,7 @@ def _messages_of(target, corpus):
     return started, replies
 
 
+@pytest.mark.slow
 def test_reference_messages_match_the_schemas(corpus):
     started, replies = _messages_of(reference, corpus)
     jsonschema.validate(started, _schema("protocol-started.json"))
@@ -65,6 +66,7 @@ def test_reference_messages_match_the_schemas(corpus):
                                  "input": wire.encode(c.case.input)})
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("harbor_env")
 def test_oracle_messages_match_the_schemas(corpus):
     argv = harbor_connection.harbor_argv("0.13.1")

@@ -267,6 +267,7 @@ def _outcomes(path: Path) -> set[tuple[str, str]]:
     return {(record.id, str(record.outcome)) for record in read(path).records}
 
 
+@pytest.mark.slow
 def test_the_report_is_certifys_whether_one_process_or_xdist_workers_write_it(pytester, tmp_path, monkeypatch):
     corpus = _copy(pytester, PRECEDENCE, "pass_at_k/k_values.yaml")
     certified = _certified(corpus, tmp_path)
@@ -302,6 +303,7 @@ def test_a_run_cut_short_leaves_an_unfinished_report(pytester):
     assert not report.finished and len(report.records) == 1
 
 
+@pytest.mark.slow
 def test_a_generated_item_finds_a_divergence_and_replays_it_from_the_database(pytester, harbor_env):
     (pytester.path / "pass_at_k").mkdir()
     database = pytester.path / "examples"

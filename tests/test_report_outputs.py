@@ -80,6 +80,7 @@ def test_diff_classifies_every_changed_id(two_reports):
     }
 
 
+@pytest.mark.slow
 def test_diff_cli_exit_status_and_outputs(two_reports, tmp_path):
     a, b = two_reports
     out_md, out_json = tmp_path / "d.md", tmp_path / "d.json"
@@ -95,6 +96,7 @@ def test_diff_cli_exit_status_and_outputs(two_reports, tmp_path):
     assert back.returncode == 0 and "0 new-divergence" in back.stdout
 
 
+@pytest.mark.slow
 def test_diff_of_fixes_only_exits_zero(tmp_path):
     a = _write(tmp_path / "a.jsonl", [_case("reward.parse::x", "fail", MISMATCH)])
     b = _write(tmp_path / "b.jsonl", [_case("reward.parse::x", "pass")])

@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from conformance.corpus import cases
 from conformance.report import reader as report
 from conformance.run import resume
@@ -35,6 +37,7 @@ def case_lines(path: Path) -> int:
     return sum(1 for line in path.read_text().splitlines() if line.startswith('{"type": "case"'))
 
 
+@pytest.mark.slow
 def test_a_killed_run_is_summarised_and_resumed_without_repeating_finished_cases(tmp_path):
     path = tmp_path / "report.jsonl"
     candidate = chaos(tmp_path, runs=["slow"] * 5)  # half a second for each of the first cases: time to kill it midway
@@ -72,6 +75,7 @@ def test_a_killed_run_is_summarised_and_resumed_without_repeating_finished_cases
     assert done.footer.conforms is True
 
 
+@pytest.mark.slow
 def test_sigterm_stops_the_candidate_removes_its_folder_and_leaves_an_unfinished_report(tmp_path):
     path = tmp_path / "report.jsonl"
     proc = subprocess.Popen(certify_argv(chaos(tmp_path, runs=["slow"] * 100), path),
@@ -89,6 +93,7 @@ def test_sigterm_stops_the_candidate_removes_its_folder_and_leaves_an_unfinished
     assert not Path(seen[0]["cwd"]).exists()  # ... and its folder removed
 
 
+@pytest.mark.slow
 def test_resuming_a_finished_report_runs_nothing_again(tmp_path):
     path = tmp_path / "report.jsonl"
     candidate = chaos(tmp_path)
@@ -100,6 +105,7 @@ def test_resuming_a_finished_report_runs_nothing_again(tmp_path):
     assert report.read(path).footer.total == SELECTED
 
 
+@pytest.mark.slow
 def test_resume_refuses_the_report_of_another_run(tmp_path):
     path = tmp_path / "report.jsonl"
     assert subprocess.run(certify_argv(chaos(tmp_path), path), capture_output=True).returncode == 0

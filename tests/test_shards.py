@@ -57,18 +57,34 @@ def three_shards(tmp_path_factory) -> list[Path]:
     return run_shards(tmp_path_factory.mktemp("shards"), 3)
 
 
-@pytest.fixture
-def shard_reports(three_shards, tmp_path) -> list[Path]:
-    copies = [tmp_path / path.name for path in three_shards]
-    for path, copy in zip(three_shards, copies, strict=True):
+@pytest.fixture(scope="module")
+def three_small_shards(tmp_path_factory) -> list[Path]:
+    """The same on one surface's cases: enough for what combine refuses, and quick."""
+    return run_shards(tmp_path_factory.mktemp("small-shards"), 3, surfaces=["reason.normalize"])
+
+
+def _copies(paths: list[Path], folder: Path) -> list[Path]:
+    copies = [folder / path.name for path in paths]
+    for path, copy in zip(paths, copies, strict=True):
         copy.write_bytes(path.read_bytes())
     return copies
+
+
+@pytest.fixture
+def shard_reports(three_shards, tmp_path) -> list[Path]:
+    return _copies(three_shards, tmp_path)
+
+
+@pytest.fixture
+def small_shard_reports(three_small_shards, tmp_path) -> list[Path]:
+    return _copies(three_small_shards, tmp_path)
 
 
 def combine(*paths: Path, out: Path):
     return CliRunner().invoke(app, ["combine", *map(str, paths), "--out", str(out)])
 
 
+@pytest.mark.slow
 def test_shards_combined_are_the_whole_run(tmp_path, shard_reports):
     paths = shard_reports
     parts = [report.read(p) for p in paths]
@@ -94,8 +110,8 @@ def _edit(path: Path, change) -> None:
     ("unfinished", "did not finish"),
     ("not-a-shard", "not a shard's report"),
 ])
-def test_combine_refuses_what_is_not_one_run(tmp_path, shard_reports, damage, said):
-    one, two, three = shard_reports
+def test_combine_refuses_what_is_not_one_run(tmp_path, small_shard_reports, damage, said):
+    one, two, three = small_shard_reports
     paths = [one, two, three]
     first_case = next(r for r in report.read(one).records).to_json()
     if damage == "twice":

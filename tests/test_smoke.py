@@ -26,6 +26,7 @@ def test_a_candidate_that_speaks_the_protocol(tmp_path):
 HANG_ON_START = ("--timeout-multiplier", "0.02")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("plan", "step", "said", "hint"), [
     ({"starts": ["hang"]}, "handshake", "no handshake within", "flush stdout"),
     ({"starts": ["garbage"]}, "handshake", "not-protocol", "send logs, banners and progress to stderr"),

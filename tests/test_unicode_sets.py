@@ -16,6 +16,7 @@ import random
 import struct
 import subprocess
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -90,6 +91,7 @@ def test_a_deep_value_is_quoted_without_recursion():
 
 # -- the oracle: the data re-derived, the reference held to pydantic itself --------------------------
 
+@pytest.mark.slow
 def test_the_committed_sets_are_what_the_oracle_derives(harbor_env):
     proc = subprocess.run([str(harbor_env.python), "-I", "-X", "utf8", str(oracle_file("unicode_sets.py"))],
                           capture_output=True, text=True, encoding="utf-8", timeout=1800)

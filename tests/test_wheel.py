@@ -41,6 +41,7 @@ def _build(kind: str, out: Path) -> Path:
     return wheel
 
 
+@pytest.mark.slow
 def test_the_wheel_holds_one_package_with_the_corpus_and_the_oracle_folder(tmp_path):
     if not (REPO / ".git").exists():
         pytest.skip("test_the_wheel_holds_one_package...: needs a git checkout to list the tracked files")
@@ -104,6 +105,7 @@ def _run(installed: tuple[Path, Path], *args: str) -> subprocess.CompletedProces
     return subprocess.run([str(command), *args], cwd=work, env=env, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 def test_the_installed_wheel_certifies_the_reference_outside_a_checkout(installed, harbor_env):
     version = _run(installed, "--version")
     assert version.returncode == 0 and "harbor-conformance 0.1.0" in version.stdout

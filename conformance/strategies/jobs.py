@@ -100,7 +100,8 @@ metric: st.SearchStrategy[dict[str, Any]] = st.sampled_from(["mean", "max", "min
 metrics = st.lists(metric, max_size=3)
 # An invalid metric fails the whole job, and with it whatever else the job would have shown: few jobs have
 # one, in one of their metric lists (drawn per list, they masked a third of all jobs).
-INVALID_METRICS = st.sampled_from([{"type": "median"}, {"type": "max", "kwargs": {"k": 1}}, {}])
+INVALID_METRICS: st.SearchStrategy[dict[str, Any]] = st.sampled_from(
+    [{"type": "median"}, {"type": "max", "kwargs": {"k": 1}}, {}])
 
 
 def _tasks(draw: st.DrawFn, n_trials: int, *, adhoc: bool = False, outcomes: st.SearchStrategy = outcome) -> list:
@@ -125,12 +126,13 @@ def builtin_jobs(draw: st.DrawFn, adhoc_sources: bool = True, invalid_metric: bo
     outcomes = retry_outcome if retry else outcome
     datasets = [{"name": name, "metrics": draw(metrics), "tasks": _tasks(draw, n_trials, outcomes=outcomes)}
                 for name in draw(st.lists(DATASET_NAMES, max_size=2, unique=True))]
-    job = {"agents": agents, "n_attempts": n_attempts, **({"retry": retry} if retry else {}), "metrics": draw(metrics),
+    job_metrics: list[dict[str, Any]] = draw(metrics)
+    job = {"agents": agents, "n_attempts": n_attempts, **({"retry": retry} if retry else {}), "metrics": job_metrics,
            "tasks": _tasks(draw, n_trials, adhoc=adhoc_sources, outcomes=outcomes),
            "datasets": datasets}
     if invalid_metric:
         invalid = draw(INVALID_METRICS)
-        lists = [job["metrics"], *(d["metrics"] for d in datasets)]
+        lists: list[Any] = [job_metrics, *(d["metrics"] for d in datasets)]
         into = lists[draw(st.integers(0, len(lists) - 1))]
         into.insert(draw(st.integers(0, len(into))), invalid)
     if not job["tasks"] and not any(d["tasks"] for d in datasets):

@@ -1,7 +1,8 @@
 """CI sessions: `nox -s tests`, `nox -s certify -- [SPEC]`, `nox -s lint`, `nox -s coverage`,
 `nox -s upgrade-gate -- [VERSION]`, `nox -s harbor-changes`, `nox -s bench`, `nox -s explore-sharded`,
 `nox -s offline` (the tests that need no oracle), `nox -s slow` (the slow end-to-end tests), `nox -s mutants`
-(the suite's kill rate on one-bug mutants), `nox -s campaign` (a fuzzing campaign on a Dask cluster)."""
+(the suite's kill rate on one-bug mutants), `nox -s campaign` (a fuzzing campaign on a Dask cluster), `nox -s site`
+(a static site of reports)."""
 
 from __future__ import annotations
 
@@ -77,6 +78,25 @@ def harbor_changes(session: nox.Session) -> None:
     """The gate for every release from 0.13.0 to the newest, written as docs/harbor-changes.md."""
     session.install("-e", ".")
     session.run("conformance", "gate", "--since", "0.13.0", "--doc", "docs/harbor-changes.md", *session.posargs)
+
+
+@nox.session
+def site(session: nox.Session) -> None:
+    """A static site of reports, to open without a server: `nox -s site -- REPORT... [--out DIR]`.
+
+    Without reports: every report under reports/ (certify's default folder) and reports/gate/ (the gate's).
+    The site goes to reports/site/ unless --out says otherwise (see docs/site.md).
+    """
+    session.install("-e", ".")
+    args = list(session.posargs)
+    if not [arg for arg in args if not arg.startswith("-")]:
+        found = [str(path) for folder in ("reports", "reports/gate") for path in sorted(Path(folder).glob("*.jsonl"))]
+        if not found:
+            session.error("no reports under reports/: run `nox -s certify` (or the gate) first, or name reports")
+        args += found
+    if "--out" not in args and "-o" not in args:
+        args += ["--out", "reports/site"]
+    session.run("conformance", "site", *args)
 
 
 @nox.session

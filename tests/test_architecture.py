@@ -25,6 +25,7 @@ LAYERS = [
     ("connection", ["conformance.connection"]),
     ("report", ["conformance.report"]),
     ("corpus", ["conformance.corpus"]),
+    ("site", ["conformance.site"]),
     ("strategies", ["conformance.strategies"]),
     ("run", ["conformance.run"]),
     ("campaign", ["conformance.campaign"]),
@@ -32,6 +33,8 @@ LAYERS = [
     ("front ends", ["conformance.cli", "conformance.pytest_plugin", "conformance.schema_export", "conformance.bench",
                     "conformance.__main__"]),
 ]
+# The site is an output format: it reads reports and the corpus, and never starts or asks an implementation.
+SITE_MAY_IMPORT = {"base", "kit", "core", "report", "corpus", "site"}
 # The reference candidate uses the kit and the suite's script environment, like any Python candidate could.
 REFERENCE = "conformance.reference"
 REFERENCE_MAY_IMPORT = {"base", "kit", "core", "oracle"}
@@ -148,6 +151,11 @@ def test_the_reference_candidate_uses_only_what_any_python_candidate_could():
     used = {(_layer(t), t) for name, targets in GRAPH.items() if name.startswith(REFERENCE) for t in targets
             if not t.startswith(REFERENCE)}
     assert {layer for layer, _ in used} <= REFERENCE_MAY_IMPORT, sorted(used)
+
+
+def test_the_site_reads_reports_and_runs_nothing():
+    used = {(_layer(t), t) for name, targets in GRAPH.items() if name.startswith("conformance.site") for t in targets}
+    assert used and {layer for layer, _ in used} <= SITE_MAY_IMPORT, sorted(used)
 
 
 @pytest.mark.parametrize("text", [(PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")])

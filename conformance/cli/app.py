@@ -62,6 +62,7 @@ COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (app, "combine", run.combine),
     (app, "campaign", campaign.campaign),
     (app, "diff", reports.diff),
+    (app, "site", reports.site),
     (app, "gate", oracle.gate),
     (app, "lock", oracle.lock),
     (app, "promote", reports.promote),

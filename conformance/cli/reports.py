@@ -1,5 +1,5 @@
-"""Commands that read reports: ``summary``, ``diff``, ``promote``, ``expectations update`` (and ``expectations
-check``, which reads the files that one writes)."""
+"""Commands that read reports: ``summary``, ``diff``, ``site``, ``promote``, ``expectations update`` (and
+``expectations check``, which reads the files that one writes)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from conformance.report import diff as report_diff
 from conformance.report.reader import ReportFile, read
 from conformance.run import expectation_writing
 from conformance.run import expectations as expectation_files
+from conformance.site import build as build_site
 
 
 def summary(
@@ -75,6 +76,25 @@ def diff(
                                         "finished": {"a": first.finished, "b": second.finished},
                                         "notes": notes, "changes": [c.to_json() for c in changes]}, indent=2) + "\n")
     raise typer.Exit(1 if notes or any(c.kind in report_diff.REGRESSIONS for c in changes) else 0)
+
+
+def site(
+    reports: Annotated[list[Path], typer.Argument(
+        help="JSONL reports: certify reports of candidates (several of one candidate make its trend), gate reports "
+             "of harbor releases.", show_default=False)],
+    out_dir: Annotated[Path, typer.Option(
+        "--out", "-o", help="The folder the site is written to (new, empty, or a site written before).")],
+    cases_root: opt.CasesRoot = None,
+) -> None:
+    """Build a static site from reports: a matrix of candidates and releases by surface, a page per candidate
+    (failures first, filters, both sides, float bits) and per harbor release (what changed, and why).
+
+    It needs no server and no network: open OUT/index.html. Exit status 2 for a report that cannot be read (the
+    error names its file and line); nothing is written then.
+    """
+    written = build_site(reports, out_dir, cases_root)
+    out.print(f"wrote {len(written)} page(s) to {escape(str(out_dir))}; open {escape(str(out_dir / 'index.html'))}",
+              highlight=False)
 
 
 def promote(report: Path, cases_root: opt.CasesRoot = None) -> None:

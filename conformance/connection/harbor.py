@@ -12,11 +12,9 @@ from pathlib import Path
 from conformance import shipped
 from conformance.connection.base import HARBOR_MIN_TIMEOUT, ConnectError, Connection, Settings, silent
 from conformance.connection.process import Subprocess
-from conformance.connection.spec import HARBOR_KIND, Spec
+from conformance.connection.spec import HARBOR_KIND, Spec, harbor_release
 from conformance.kit import wire
 from conformance.oracle import environments
-
-PREFIX = "harbor=="
 
 
 def kit_dir() -> Path:
@@ -61,7 +59,7 @@ class HarborConnector:
     description = "a harbor release in its cached virtualenv (the oracle is one)"
 
     def target(self, text: str) -> str | None:
-        return text[len(PREFIX):] if text.startswith(PREFIX) else None
+        return harbor_release(text)
 
     def connect(self, spec: Spec, settings: Settings) -> Connection:
         try:

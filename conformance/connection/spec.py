@@ -11,6 +11,12 @@ import re
 from dataclasses import dataclass
 
 HARBOR_KIND = "harbor"
+HARBOR_PREFIX = "harbor=="
+
+
+def harbor_release(text: str) -> str | None:
+    """The release a ``harbor==VERSION`` spec names; None for a spec of any other kind."""
+    return text[len(HARBOR_PREFIX):] if text.startswith(HARBOR_PREFIX) else None
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
 
 from conformance.connection.protocol import Implementation
+from conformance.connection.spec import harbor_release
 from conformance.core.compare import Mismatch, MismatchClass, Result
 from conformance.core.outcomes import DIVERGING, Outcome, ProtocolError, ReplyKind
 from conformance.kit import wire
@@ -95,6 +96,11 @@ class Party(_Model):
         data = implementation.model_dump(mode="json")
         kept = _bounded_json(data)
         return implementation if kept == data else Implementation.model_validate(kept)
+
+    @property
+    def harbor_release(self) -> str | None:
+        """The harbor release its spec names (``harbor==VERSION``: a gate report's candidate); None otherwise."""
+        return harbor_release(self.spec)
 
 
 class Generation(_Model):

@@ -1,0 +1,332 @@
+"""What each page of the site shows, as typed values: built by :mod:`conformance.site.collect` from reports, drawn
+by the templates through :mod:`conformance.site.render`.
+
+Nothing here is HTML: every text is the report's (or the corpus's) own, and
+the templates escape it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from conformance.core.outcomes import Outcome
+from conformance.site.floatbits import BitsDiff
+
+
+@dataclass(frozen=True)
+class Status:
+    """How a matrix cell (or a report) went, told apart by a symbol and a word as well as by colour."""
+
+    key: str  # the CSS class suffix: status-pass, status-fail, ...
+    symbol: str
+    label: str
+
+
+PASS = Status("pass", "✔", "pass")
+FAIL = Status("fail", "✘", "fail")
+ERROR = Status("error", "⚠", "error")
+SKIP = Status("skip", "–", "skipped")
+NOT_RUN = Status("none", "·", "not run")
+STATUSES = (PASS, FAIL, ERROR, SKIP, NOT_RUN)
+
+# The four counts a cell shows, by outcome. An xpass (an expectation entry out of date) fails a run, so it counts
+# as a failure; a candidate that crashed, timed out, broke the protocol or was given up on as an error; an xfail
+# (a divergence the expectation file lists) as known, beside the four.
+BUCKETS: dict[Outcome, Literal["pass", "fail", "error", "skip", "known"]] = {
+    Outcome.PASS: "pass", Outcome.FAIL: "fail", Outcome.XPASS: "fail", Outcome.ERROR: "error",
+    Outcome.CRASH: "error", Outcome.TIMEOUT: "error", Outcome.PROTOCOL_ERROR: "error", Outcome.BROKEN: "error",
+    Outcome.SKIP: "skip", Outcome.XFAIL: "known",
+}
+assert set(BUCKETS) == set(Outcome), "every outcome needs a bucket"
+
+
+@dataclass
+class Counts:
+    """A surface's cases (or a whole report's) by bucket, and its generated inputs."""
+
+    passed: int = 0
+    failed: int = 0
+    errored: int = 0
+    skipped: int = 0
+    known: int = 0
+    generated_inputs: int = 0
+    generated_divergences: int = 0  # generated inputs that diverged and no expectation lists
+
+    def add(self, outcome: Outcome) -> None:
+        bucket = BUCKETS[outcome]
+        if bucket == "pass":
+            self.passed += 1
+        elif bucket == "fail":
+            self.failed += 1
+        elif bucket == "error":
+            self.errored += 1
+        elif bucket == "skip":
+            self.skipped += 1
+        else:
+            self.known += 1
+
+    def __iadd__(self, other: Counts) -> Counts:
+        for name in ("passed", "failed", "errored", "skipped", "known", "generated_inputs", "generated_divergences"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        return self
+
+    @property
+    def cases(self) -> int:
+        return self.passed + self.failed + self.errored + self.skipped + self.known
+
+    @property
+    def conforming(self) -> int:
+        return self.passed + self.known
+
+    @property
+    def percent(self) -> float:
+        """The share of cases that conform, in percent (100 with no case)."""
+        return 100.0 * self.conforming / self.cases if self.cases else 100.0
+
+    @property
+    def status(self) -> Status:
+        """The worst of what happened: a failure, then an error, then a skip (each counts against conformance)."""
+        if self.failed or self.generated_divergences:
+            return FAIL
+        if self.errored:
+            return ERROR
+        if self.skipped:
+            return SKIP
+        if self.cases or self.generated_inputs:
+            return PASS
+        return NOT_RUN
+
+
+@dataclass(frozen=True)
+class ReportFacts:
+    """What a report says about its run: enough to tell two runs apart, and to run one again."""
+
+    file: str
+    candidate: str
+    oracle: str
+    suite_version: str
+    profile: str | None
+    seed: int | None
+    started_at: str
+    finished: bool
+    truncated: bool
+    conforms: bool
+    expectations: str | None
+
+    @property
+    def generation(self) -> str:
+        return f"profile {self.profile}, seed {self.seed}" if self.profile is not None else "cases only"
+
+    @property
+    def verdict(self) -> Status:
+        if not self.finished:
+            return ERROR
+        return PASS if self.conforms else FAIL
+
+    @property
+    def verdict_text(self) -> str:
+        if not self.finished:
+            return "unfinished"
+        return "conforms" if self.conforms else "does not conform"
+
+
+@dataclass(frozen=True)
+class Link:
+    href: str  # from the site's root
+    label: str
+
+
+@dataclass(frozen=True)
+class MismatchView:
+    cls: str
+    text: str  # Mismatch.describe, with each side's label
+    bits: BitsDiff | None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One case (or generated finding) as a page shows it: what it checks, its input, both sides, how they differ."""
+
+    id: str
+    surface: str
+    outcome: str
+    group: str  # the mismatch class it is grouped under (its most severe), or its outcome
+    classes: tuple[str, ...]
+    tags: tuple[str, ...]
+    description: str
+    generated: bool
+    input_text: str
+    input_size: int  # the input's length as wire JSON: what "the smallest example" is measured by
+    oracle_label: str
+    oracle_text: str
+    candidate_label: str
+    candidate_text: str
+    mismatches: tuple[MismatchView, ...]
+    more_mismatches: int
+    detail: str
+    protocol_error: str | None
+    reason: str | None  # the expectation entry's reason, for an xfail
+    case_file: Link | None
+
+    @property
+    def anchor(self) -> str:
+        return "case-" + "".join(c if c.isalnum() or c in "-_." else "-" for c in self.id)
+
+
+@dataclass(frozen=True)
+class FailureGroup:
+    surface: str
+    cls: str
+    count: int  # every failing case of the group; ``entries`` holds the first ones
+    entries: tuple[Entry, ...]
+
+    @property
+    def more(self) -> int:
+        return self.count - len(self.entries)
+
+
+@dataclass(frozen=True)
+class SkipRow:
+    surface: str
+    reason: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Filters:
+    """The values the candidate page's filters offer: those of the entries it lists."""
+
+    surfaces: tuple[str, ...]
+    classes: tuple[str, ...]
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TrendPoint:
+    facts: ReportFacts
+    counts: Counts
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class Trend:
+    """A candidate's runs in the order they started: the share of cases that conform, drawn as an inline SVG."""
+
+    points: tuple[TrendPoint, ...]
+    width: int
+    height: int
+    top: float  # the y of 100 %
+    bottom: float  # the y of 0 %
+    left: float
+    right: float
+
+    @property
+    def polyline(self) -> str:
+        return " ".join(f"{p.x:.1f},{p.y:.1f}" for p in self.points)
+
+
+@dataclass(frozen=True)
+class SurfaceRow:
+    surface: str
+    counts: Counts
+
+
+@dataclass(frozen=True)
+class CandidatePage:
+    name: str
+    path: str  # from the site's root
+    facts: ReportFacts  # of its latest report
+    surfaces: tuple[SurfaceRow, ...]
+    totals: Counts
+    groups: tuple[FailureGroup, ...]
+    others: tuple[Entry, ...]
+    other_count: int
+    known: tuple[Entry, ...]
+    skips: tuple[SkipRow, ...]
+    filters: Filters
+    trend: Trend | None
+    problems: tuple[str, ...]  # the candidate failed to start or stop; generator errors
+
+    @property
+    def failing(self) -> int:
+        return sum(group.count for group in self.groups)
+
+
+@dataclass(frozen=True)
+class ChangeGroup:
+    """A release's changes that share a reason: the expectation file's, or none (not listed: the gate fails)."""
+
+    reason: str
+    link: str | None
+    listed: bool
+    ids: tuple[tuple[str, tuple[str, ...]], ...]  # (surface, case ids)
+    count: int
+    example: Entry  # the change with the smallest input
+
+
+@dataclass(frozen=True)
+class ReleasePage:
+    version: str
+    baseline: str
+    path: str
+    facts: ReportFacts
+    passed: bool
+    surfaces: tuple[SurfaceRow, ...]
+    totals: Counts
+    groups: tuple[ChangeGroup, ...]  # unlisted changes first
+    out_of_date: tuple[str, ...]  # listed as changed, but now agreeing (xpass)
+    stale: tuple[str, ...]  # expectation entries naming no case of the run
+    problems: tuple[str, ...]
+
+    @property
+    def changed(self) -> int:
+        return sum(group.count for group in self.groups)
+
+
+@dataclass(frozen=True)
+class Cell:
+    surface: str
+    counts: Counts | None  # None: the report did not run the surface
+
+    @property
+    def status(self) -> Status:
+        return self.counts.status if self.counts is not None else NOT_RUN
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the index's matrix: a candidate (its latest report) or a harbor release (its gate report)."""
+
+    kind: Literal["candidate", "release"]
+    title: str
+    path: str
+    facts: ReportFacts
+    cells: tuple[Cell, ...]
+    verdict: Status
+    verdict_text: str
+
+
+@dataclass(frozen=True)
+class IndexPage:
+    surfaces: tuple[str, ...]
+    rows: tuple[Row, ...]
+    reports: tuple[ReportFacts, ...]  # every report the site was built from, oldest first
+
+
+@dataclass(frozen=True)
+class CaseFilePage:
+    """A case file of the corpus, shown with its line numbers so that a case's link lands on its line."""
+
+    path: str  # from the site's root
+    name: str  # cases/<surface>/<file>.yaml
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Site:
+    index: IndexPage
+    candidates: tuple[CandidatePage, ...]
+    releases: tuple[ReleasePage, ...]
+    case_files: tuple[CaseFilePage, ...] = field(default=())

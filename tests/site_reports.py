@@ -1,0 +1,110 @@
+"""Reports made by hand for the site's tests: a gate report of a harbor release, and small candidate reports.
+
+A real gate report needs a second harbor release's environment; this one is
+built from the report's model classes, from the corpus's recorded results
+(the baseline's side) and the release's committed expectation file (the
+reasons), so it looks as the gate writes one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from conformance.core.compare import Mismatch, MismatchClass
+from conformance.core.outcomes import Outcome
+from conformance.corpus import cases
+from conformance.kit import wire
+from conformance.report.model import (
+    CaseLine,
+    ExpectedDivergence,
+    Footer,
+    Header,
+    OutputResult,
+    Party,
+    RaisedResult,
+    result_line,
+)
+from conformance.run import expectations
+
+REPO = Path(__file__).resolve().parent.parent
+RELEASE = "0.24.0"
+EXPECTATIONS = REPO / "oracles" / "expectations" / f"harbor-{RELEASE}.yaml"
+# Listed in the release's expectation file: four reward.parse changes sharing one reason, one multi_step.reward
+# change with another.
+LISTED = ["reward.parse::json-list-value", "reward.parse::json-nan-token", "reward.parse::txt-infinity-word",
+          "reward.parse::json-null-value", "multi_step.reward::timeout-is-plain-timeouterror"]
+UNLISTED = "reward.parse::json-true"  # no entry: the gate fails on it
+PASSING = ["reward.parse::txt-utf16-as-powershell-writes", "reward.parse::json-utf16",
+           "multi_step.reward::abort-after-first-step"]
+
+
+def header(candidate: str, oracle: str = "recorded", *, surfaces: list[str], started_at: str,
+           **fields: Any) -> Header:
+    return Header(suite="harbor-conformance", suite_version="0.1.0", protocol=1, comparator="1.1",
+                  nan_policy="any-nan-equal", oracle=Party(spec=oracle), candidate=Party(spec=candidate),
+                  surfaces=surfaces, cases_root=str(REPO / "cases"), python="3.11", argv=[], started_at=started_at,
+                  **fields)
+
+
+def footer(lines: list[CaseLine], conforms: bool) -> Footer:
+    counted = [line for line in lines if not line.generated]
+    by_surface: dict[str, Counter[Outcome]] = {}
+    for line in counted:
+        by_surface.setdefault(line.surface, Counter())[line.outcome] += 1
+    return Footer(finished_at="2026-01-02T00:00:00+00:00", total=len(counted),
+                  outcomes=dict(Counter(line.outcome for line in counted)),
+                  by_surface={s: dict(c) for s, c in by_surface.items()}, conforms=conforms)
+
+
+def write(path: Path, head: Header, lines: list[CaseLine], end: Footer | None) -> Path:
+    rows = [head.to_json(), *(line.to_json() for line in lines)] + ([end.to_json()] if end is not None else [])
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def corpus() -> dict[str, cases.LoadedCase]:
+    return {item.id: item for item in cases.load_corpus(REPO / "cases")}
+
+
+def _changed(item: cases.LoadedCase, entry: expectations.KnownDivergence | None) -> CaseLine:
+    expect = item.case.expect
+    assert expect is not None, item.id
+    oracle = expect.result()
+    if item.case.surface == "multi_step.reward":
+        value = wire.decode(wire.encode(oracle.value))
+        value["steps"][0]["exception_type"] = "VerifierTimeoutError"
+        candidate: OutputResult | RaisedResult = OutputResult(output=wire.encode(value))
+        mismatch = Mismatch(MismatchClass.VALUE, "$['steps'][0]['exception_type']", "'TimeoutError'",
+                            "'VerifierTimeoutError'")
+    else:
+        candidate = RaisedResult(raised="VerifierOutputParseError")
+        if oracle.raised is not None:
+            mismatch = Mismatch(MismatchClass.ERROR_TYPE, "$", oracle.raised, "VerifierOutputParseError")
+        else:
+            mismatch = Mismatch(MismatchClass.ERROR_VS_VALUE, "$", repr(oracle.value), "VerifierOutputParseError")
+    expected = None
+    if entry is not None:
+        expected = ExpectedDivergence(outcome=Outcome.FAIL, classes=[mismatch.cls], reason=entry.reason,
+                                      link=entry.link)
+    return CaseLine(id=item.id, surface=item.case.surface, outcome=Outcome.XFAIL if entry else Outcome.FAIL,
+                    input=wire.encode(item.case.input), oracle=result_line(oracle), candidate=candidate,
+                    mismatches=[mismatch], expected_divergence=expected)
+
+
+def gate_report(path: Path, known: dict[str, cases.LoadedCase] | None = None) -> Path:
+    """harbor RELEASE against harbor 0.13.1: LISTED as xfail with the expectation file's reasons, UNLISTED as a
+    failure, PASSING as passes."""
+    known = known if known is not None else corpus()
+    entries = {entry.id: entry for entry in expectations.load(EXPECTATIONS).divergences}
+    lines = [_changed(known[case_id], entries[case_id]) for case_id in LISTED]
+    lines.append(_changed(known[UNLISTED], None))
+    lines += [CaseLine(id=case_id, surface=known[case_id].case.surface, outcome=Outcome.PASS,
+                       oracle=result_line(known[case_id].case.expect.result()),
+                       candidate=result_line(known[case_id].case.expect.result()))
+              for case_id in PASSING]
+    head = header(f"harbor=={RELEASE}", "harbor==0.13.1", surfaces=["multi_step.reward", "reward.parse"],
+                  started_at="2026-01-03T00:00:00+00:00", expectations=str(EXPECTATIONS))
+    return write(path, head, lines, footer(lines, conforms=False))

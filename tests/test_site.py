@@ -1,0 +1,308 @@
+"""`conformance site`: reports into a static site. Offline and quick: reports made by hand (tests/site_reports.py).
+
+Expected figures are counted here from the report lines, or worked out by
+hand (float bits), never taken from the site's own code. The browser test
+(what a reader sees, in Chromium) is tests/test_site_browser.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from conformance.cli.app import app
+from conformance.core.compare import Mismatch, MismatchClass
+from conformance.core.outcomes import Outcome
+from conformance.kit import wire
+from conformance.report.model import CaseLine, ExpectedDivergence, GeneratedLine, Generation, OutputResult
+from conformance.site import build, floatbits
+from conformance.site.collect import collect
+from tests import site_reports
+from tests.site_reports import header, write
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _cli(*args: str) -> Ran:
+    result = CliRunner().invoke(app, list(args))
+    return Ran(result.exit_code, result.stdout, result.stderr)
+
+
+def _case(case_id: str, outcome: Outcome, **fields) -> CaseLine:
+    return CaseLine(id=case_id, surface=case_id.split("::")[0], outcome=outcome, **fields)
+
+
+def _html(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8") for p in folder.rglob("*.html")}
+
+
+# -- float bits -------------------------------------------------------------------------------------------------
+
+
+def test_one_ulp_below_one_differs_in_the_last_exponent_bit_and_every_mantissa_bit():
+    # 1.0 is 0 01111111111 000…0; the float just below it is 0 01111111110 111…1.
+    diff = floatbits.compare("3ff0000000000000", "3fefffffffffffff", 1)
+    assert diff is not None
+    assert [f.text for f in diff.expected.fields] == ["0", "01111111111", "0" * 52]
+    assert [f.text for f in diff.actual.fields] == ["0", "01111111110", "1" * 52]
+    assert diff.differing == 53 and diff.fields_differing == ["exponent", "mantissa"]
+    assert [b.differs for b in diff.actual.fields[1].bits] == [False] * 10 + [True]
+    assert (diff.expected.value, diff.actual.value, diff.ulps) == ("1.0", "0.9999999999999999", 1)
+
+
+def test_signed_zeros_differ_in_the_sign_bit_alone():
+    diff = floatbits.compare("0000000000000000", "8000000000000000")
+    assert diff is not None and diff.differing == 1 and diff.fields_differing == ["sign"]
+    assert diff.actual.text == "1" + "0" * 63 and diff.actual.value == "-0.0"
+
+
+@pytest.mark.parametrize(("expected", "actual"), [(None, "3ff0000000000000"), ("3ff0", "3ff0000000000000"),
+                                                  ("not hex at all!!", "3ff0000000000000")])
+def test_a_mismatch_without_two_float_patterns_has_no_bits(expected, actual):
+    assert floatbits.compare(expected, actual) is None
+
+
+# -- the matrix -------------------------------------------------------------------------------------------------
+
+
+def _mixed_report(path: Path, candidate: str = "cand", started_at: str = "2026-01-01T00:00:00+00:00") -> Path:
+    lines = [
+        _case("reward.parse::a", Outcome.PASS), _case("reward.parse::b", Outcome.PASS),
+        _case("reward.parse::c", Outcome.FAIL, mismatches=[Mismatch(MismatchClass.VALUE, "$", "1", "2")]),
+        _case("reward.parse::d", Outcome.XPASS), _case("reward.parse::e", Outcome.CRASH, detail="died"),
+        _case("reward.parse::f", Outcome.SKIP, detail="not mine"),
+        _case("reward.parse::g", Outcome.XFAIL, expected_divergence=ExpectedDivergence(
+            outcome=Outcome.FAIL, classes=[MismatchClass.VALUE], reason="known")),
+        _case("pass_at_k::a", Outcome.PASS), _case("pass_at_k::b", Outcome.SKIP),
+        _case("pass_at_k::gen-1", Outcome.FAIL, origin="generated", input=wire.encode({"trials": []})),
+    ]
+    head = header(candidate, surfaces=["evsys.metric", "pass_at_k", "reward.parse"], started_at=started_at,
+                  generation=Generation(profile="ci", seed=0, max_examples=5))
+    generated = GeneratedLine(surface="pass_at_k", profile="ci", seed=0, max_examples=5, inputs_run=5,
+                              divergences=["pass_at_k::gen-1"])
+    write(path, head, [*lines, generated], site_reports.footer(lines, conforms=False))  # type: ignore[list-item]
+    return path
+
+
+def test_each_cell_counts_its_surface_by_outcome(tmp_path):
+    site = collect([_mixed_report(tmp_path / "mixed.jsonl"), site_reports.gate_report(tmp_path / "gate.jsonl")])
+    assert site.index.surfaces == ("evsys.metric", "multi_step.reward", "pass_at_k", "reward.parse")
+    row = next(r for r in site.index.rows if r.title == "cand")
+    cells = {cell.surface: cell for cell in row.cells}
+    # reward.parse: pass a, b; fail c and the out-of-date xpass d; error: the crash e; skip f; known: the xfail g.
+    parse = cells["reward.parse"].counts
+    assert (parse.passed, parse.failed, parse.errored, parse.skipped, parse.known) == (2, 2, 1, 1, 1)
+    assert cells["reward.parse"].status.label == "fail" and cells["reward.parse"].status.symbol == "✘"
+    # pass_at_k: one pass, one skip, and a generated divergence (counted apart from the cases): a failure.
+    pak = cells["pass_at_k"].counts
+    assert (pak.passed, pak.skipped, pak.generated_inputs, pak.generated_divergences) == (1, 1, 5, 1)
+    assert cells["pass_at_k"].status.label == "fail"
+    # A surface the run covered with no line, and one only the gate report has.
+    assert cells["evsys.metric"].status.label == "not run"
+    assert cells["multi_step.reward"].counts is None and cells["multi_step.reward"].status.symbol == "·"
+    assert row.facts.profile == "ci" and row.facts.seed == 0 and row.facts.oracle == "recorded"
+    gate = next(r for r in site.index.rows if r.kind == "release")
+    assert gate.title == f"harbor {site_reports.RELEASE}" and gate.verdict_text == "gate FAILED"
+
+
+@pytest.mark.parametrize(("outcomes", "label", "symbol"), [
+    ([Outcome.PASS, Outcome.XFAIL], "pass", "✔"), ([Outcome.PASS, Outcome.TIMEOUT, Outcome.SKIP], "error", "⚠"),
+    ([Outcome.PASS, Outcome.SKIP], "skipped", "–"), ([Outcome.PROTOCOL_ERROR, Outcome.FAIL], "fail", "✘"),
+])
+def test_a_cell_shows_the_worst_of_its_cases(tmp_path, outcomes, label, symbol):
+    lines = [_case(f"reward.parse::c{i}", outcome) for i, outcome in enumerate(outcomes)]
+    report = write(tmp_path / "r.jsonl", header("cand", surfaces=["reward.parse"], started_at="2026-01-01T00:00:00"),
+                   lines, site_reports.footer(lines, conforms=False))
+    (cell,) = collect([report]).index.rows[0].cells
+    assert (cell.status.label, cell.status.symbol) == (label, symbol)
+
+
+# -- pages ------------------------------------------------------------------------------------------------------
+
+
+def test_runs_of_one_candidate_make_a_trend_oldest_first(tmp_path):
+    def run(name: str, started_at: str, failing: int) -> Path:
+        lines = [_case(f"reward.parse::c{i}", Outcome.FAIL if i < failing else Outcome.PASS) for i in range(4)]
+        return write(tmp_path / name, header("cand", surfaces=["reward.parse"], started_at=started_at), lines,
+                     site_reports.footer(lines, conforms=not failing))
+
+    # Given out of order; "east" reads later as text but started earlier, in another time zone.
+    west = run("west.jsonl", "2026-03-01T07:30:00+00:00", 1)
+    east = run("east.jsonl", "2026-03-01T09:00:00+02:00", 0)
+    oldest = run("oldest.jsonl", "2026-02-01T00:00:00+00:00", 3)
+    site = collect([west, oldest, east])
+    (page,) = site.candidates
+    assert page.trend is not None
+    assert [Path(p.facts.file).name for p in page.trend.points] == ["oldest.jsonl", "east.jsonl", "west.jsonl"]
+    assert [p.counts.percent for p in page.trend.points] == [25.0, 100.0, 75.0]
+    assert Path(page.facts.file).name == "west.jsonl"  # the page and its matrix row show the latest run
+    out = tmp_path / "site"
+    build([west, oldest, east], out)
+    text = (out / page.path).read_text()
+    assert re.search(r'<polyline class="series" points="[\d.]+,[\d.]+ [\d.]+,[\d.]+ [\d.]+,[\d.]+"/>', text)
+
+
+def test_a_single_run_has_no_trend(tmp_path):
+    (page,) = collect([_mixed_report(tmp_path / "one.jsonl")]).candidates
+    assert page.trend is None
+
+
+def test_the_release_page_groups_changes_by_reason_with_the_smallest_example(tmp_path):
+    report = site_reports.gate_report(tmp_path / "gate.jsonl")
+    lines = [json.loads(text) for text in report.read_text().splitlines()]
+    changed = {line["id"]: line for line in lines if line["type"] == "case" and line["outcome"] != "pass"}
+    entries = {e["id"]: e for e in yaml.safe_load(site_reports.EXPECTATIONS.read_text())["divergences"]}
+    (page,) = collect([report]).releases
+    assert not page.passed and page.baseline == "0.13.1" and page.version == site_reports.RELEASE
+    first, *listed = page.groups
+    assert not first.listed and first.ids == (("reward.parse", (site_reports.UNLISTED,)),)
+    by_reason: dict[str, list[str]] = {}
+    for case_id in site_reports.LISTED:
+        by_reason.setdefault(entries[case_id]["reason"], []).append(case_id)
+    assert {group.reason: sorted(i for _, ids in group.ids for i in ids) for group in listed} == {
+        reason: sorted(ids) for reason, ids in by_reason.items()}
+    for group in listed:
+        ids = [i for _, group_ids in group.ids for i in group_ids]
+        smallest = min(ids, key=lambda i: len(json.dumps(changed[i]["input"], ensure_ascii=False)))
+        assert group.example.id == smallest
+        assert group.link == entries[smallest]["link"]
+
+
+def test_a_case_links_to_its_line_in_a_copy_of_its_case_file(tmp_path):
+    out = tmp_path / "site"
+    build([site_reports.gate_report(tmp_path / "gate.jsonl")], out)
+    html = _html(out)
+    (release,) = [text for name, text in html.items() if name.startswith("releases/")]
+    links = re.findall(r'<a class="case-file" href="\.\./(cases/[^"#]+)#L(\d+)">', release)
+    assert links
+    for page, line in links:
+        # The case file's own line, read here from the corpus: the case's mapping starts on it.
+        source = (REPO / page.removesuffix(".html")).read_text(encoding="utf-8").splitlines()
+        assert re.match(r"\s*- id: \S+::", source[int(line) - 1]), (page, line)
+        assert f'<tr id="L{line}">' in html[page]
+
+
+# -- what the site must never do -----------------------------------------------------------------------------------
+
+HOSTILE = '</pre><script>alert("owned")</script><img src=x onerror=alert(1)>'
+
+
+def _hostile_reports(tmp_path: Path) -> list[Path]:
+    output = OutputResult(output=wire.encode({"reward": HOSTILE}))
+    lines = [
+        _case("reward.parse::json-true", Outcome.FAIL, candidate=output, input=wire.encode({"reward_txt": HOSTILE}),
+              oracle=OutputResult(output=wire.encode({"reward": 1.0})), detail=HOSTILE,
+              mismatches=[Mismatch(MismatchClass.TYPE, "$['reward']", "1.0", repr(HOSTILE))]),
+        _case(f"reward.parse::gen-{HOSTILE}", Outcome.ERROR, origin="generated", input=wire.encode(HOSTILE),
+              detail=HOSTILE),
+    ]
+    cand = write(tmp_path / "hostile.jsonl", header(f"exec:{HOSTILE}", surfaces=["reward.parse", HOSTILE],
+                                                   started_at=HOSTILE), lines, site_reports.footer(lines, False))
+    gate = [_case("reward.parse::json-true", Outcome.XFAIL, candidate=output, input=wire.encode(HOSTILE),
+                  expected_divergence=ExpectedDivergence(outcome=Outcome.FAIL, reason=HOSTILE,
+                                                         link="javascript:alert(1)"))]
+    release = write(tmp_path / "gate.jsonl", header("harbor==9.9.9", "harbor==0.13.1", surfaces=["reward.parse"],
+                                                    started_at="2026-01-01T00:00:00Z"), gate, None)
+    return [cand, release]
+
+
+def test_a_hostile_candidate_s_text_is_shown_as_text_never_as_markup(tmp_path):
+    out = tmp_path / "site"
+    build(_hostile_reports(tmp_path), out)
+    html = _html(out)
+    assert len(html) >= 3
+    for name, text in html.items():
+        assert len(re.findall(r"<script", text, re.I)) == 1, name  # the site's own script tag, nothing else
+        assert "<img" not in text and 'href="javascript' not in text, name
+    candidate = next(text for name, text in html.items() if name.startswith("candidates/"))
+    assert "&lt;script&gt;alert(&#34;owned&#34;)&lt;/script&gt;" in candidate
+    release = html[next(n for n in html if n.startswith("releases/"))]
+    assert "&lt;/pre&gt;&lt;script&gt;" in release  # the expectation entry's reason; its link is no web link: none
+
+
+def test_a_malformed_report_stops_the_site_with_its_file_and_line_and_writes_nothing(tmp_path):
+    good = _mixed_report(tmp_path / "good.jsonl")
+    bad = tmp_path / "bad.jsonl"
+    lines = good.read_text().splitlines()
+    lines[2] = '{"type": "case", "id": "reward.parse::x"'  # cut short, and not the last line
+    bad.write_text("\n".join(lines) + "\n")
+    proc = _cli("site", str(good), str(bad), "--out", str(tmp_path / "new"))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{bad}:3" in proc.stderr
+    assert not (tmp_path / "new").exists()
+    # An earlier site stays as it was, and no staging folder is left beside it.
+    earlier = tmp_path / "earlier"
+    assert _cli("site", str(good), "--out", str(earlier)).returncode == 0
+    before = {p: p.read_bytes() for p in earlier.rglob("*") if p.is_file()}
+    proc = _cli("site", str(bad), "--out", str(earlier))
+    assert proc.returncode == 2 and f"{bad}:3" in proc.stderr
+    assert {p: p.read_bytes() for p in earlier.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl", "earlier", "good.jsonl"]
+
+
+def test_an_empty_report_is_refused(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    proc = _cli("site", str(empty), "--out", str(tmp_path / "site"))
+    assert proc.returncode == 2 and str(empty) in proc.stderr and not (tmp_path / "site").exists()
+
+
+def test_a_folder_holding_other_files_is_not_overwritten(tmp_path):
+    out = tmp_path / "docs"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    proc = _cli("site", str(_mixed_report(tmp_path / "r.jsonl")), "--out", str(out))
+    assert proc.returncode == 2 and "holds other files" in proc.stderr
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
+def test_a_site_written_before_is_replaced_whole(tmp_path):
+    out = tmp_path / "site"
+    mixed = _mixed_report(tmp_path / "mixed.jsonl", candidate="first")
+    assert _cli("site", str(mixed), "--out", str(out)).returncode == 0
+    assert (out / "candidates" / "first.html").is_file()
+    proc = _cli("site", str(_mixed_report(tmp_path / "other.jsonl", candidate="second")), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert not (out / "candidates" / "first.html").exists() and (out / "candidates" / "second.html").is_file()
+    manifest = json.loads((out / "site.json").read_text())
+    assert manifest["reports"] == [str(tmp_path / "other.jsonl")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mixed.jsonl", "other.jsonl", "site"]
+
+
+def test_the_site_loads_nothing_from_the_network(tmp_path):
+    out = tmp_path / "site"
+    build([_mixed_report(tmp_path / "r.jsonl"), site_reports.gate_report(tmp_path / "gate.jsonl")], out)
+    for path in [*out.rglob("*.html"), *out.rglob("*.css"), *out.rglob("*.js")]:
+        text = path.read_text(encoding="utf-8")
+        # Only a plain link may lead off the site (an expectation entry's); nothing is fetched from elsewhere.
+        assert not re.search(r"""(src|srcset)=["']?(https?:)?//""", text), path
+        assert not re.search(r"""<link[^>]+href=["']?(https?:)?//""", text), path
+        assert not re.search(r"""(url\(|@import)\s*["']?(https?:)?//""", text), path
+        assert not re.search(r"""fetch\(|XMLHttpRequest|import\(""", text), path
+    assert {p.name for p in (out / "assets").iterdir()} == {"site.css", "site.js"}
+
+
+def test_the_command_says_where_the_site_is(tmp_path):
+    proc = _cli("site", str(_mixed_report(tmp_path / "r.jsonl")), "-o", str(tmp_path / "site"))
+    assert proc.returncode == 0, proc.stderr
+    assert str(tmp_path / "site" / "index.html") in proc.stdout
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_nox_has_a_site_session():
+    text = (REPO / "noxfile.py").read_text()
+    assert re.search(r"@nox\.session\ndef site\(session", text)
+    assert '"conformance", "site"' in text

@@ -108,3 +108,27 @@ def gate_report(path: Path, known: dict[str, cases.LoadedCase] | None = None) ->
     head = header(f"harbor=={RELEASE}", "harbor==0.13.1", surfaces=["multi_step.reward", "reward.parse"],
                   started_at="2026-01-03T00:00:00+00:00", expectations=str(EXPECTATIONS))
     return write(path, head, lines, footer(lines, conforms=False))
+
+
+# A candidate whose every text tries to become markup: its output, the input it was given, a detail, a mismatch's
+# side, its spec, a surface's name, a start time; and a gate report whose expectation entry links to a script.
+HOSTILE = '</pre><script>alert("owned")</script><img src=x onerror=alert(1)>'
+
+
+def hostile_reports(folder: Path) -> list[Path]:
+    output = OutputResult(output=wire.encode({"reward": HOSTILE}))
+    lines = [
+        CaseLine(id="reward.parse::json-true", surface="reward.parse", outcome=Outcome.FAIL, candidate=output,
+                 input=wire.encode({"reward_txt": HOSTILE}), oracle=OutputResult(output=wire.encode({"reward": 1.0})),
+                 detail=HOSTILE, mismatches=[Mismatch(MismatchClass.TYPE, "$['reward']", "1.0", repr(HOSTILE))]),
+        CaseLine(id=f"reward.parse::gen-{HOSTILE}", surface="reward.parse", outcome=Outcome.ERROR, origin="generated",
+                 input=wire.encode(HOSTILE), detail=HOSTILE),
+    ]
+    candidate = write(folder / "hostile.jsonl", header(f"exec:{HOSTILE}", surfaces=["reward.parse", HOSTILE],
+                                                      started_at=HOSTILE), lines, footer(lines, conforms=False))
+    gate = [CaseLine(id="reward.parse::json-true", surface="reward.parse", outcome=Outcome.XFAIL, candidate=output,
+                     input=wire.encode(HOSTILE), expected_divergence=ExpectedDivergence(
+                         outcome=Outcome.FAIL, reason=HOSTILE, link="javascript:alert(1)"))]
+    release = write(folder / "hostile-gate.jsonl", header("harbor==9.9.9", "harbor==0.13.1", surfaces=["reward.parse"],
+                                                          started_at="2026-01-01T00:00:00Z"), gate, None)
+    return [candidate, release]

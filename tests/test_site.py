@@ -20,7 +20,7 @@ from conformance.cli.app import app
 from conformance.core.compare import Mismatch, MismatchClass
 from conformance.core.outcomes import Outcome
 from conformance.kit import wire
-from conformance.report.model import CaseLine, ExpectedDivergence, GeneratedLine, Generation, OutputResult
+from conformance.report.model import CaseLine, ExpectedDivergence, GeneratedLine, Generation
 from conformance.site import build, floatbits
 from conformance.site.collect import collect
 from tests import site_reports
@@ -197,31 +197,9 @@ def test_a_case_links_to_its_line_in_a_copy_of_its_case_file(tmp_path):
 
 # -- what the site must never do -----------------------------------------------------------------------------------
 
-HOSTILE = '</pre><script>alert("owned")</script><img src=x onerror=alert(1)>'
-
-
-def _hostile_reports(tmp_path: Path) -> list[Path]:
-    output = OutputResult(output=wire.encode({"reward": HOSTILE}))
-    lines = [
-        _case("reward.parse::json-true", Outcome.FAIL, candidate=output, input=wire.encode({"reward_txt": HOSTILE}),
-              oracle=OutputResult(output=wire.encode({"reward": 1.0})), detail=HOSTILE,
-              mismatches=[Mismatch(MismatchClass.TYPE, "$['reward']", "1.0", repr(HOSTILE))]),
-        _case(f"reward.parse::gen-{HOSTILE}", Outcome.ERROR, origin="generated", input=wire.encode(HOSTILE),
-              detail=HOSTILE),
-    ]
-    cand = write(tmp_path / "hostile.jsonl", header(f"exec:{HOSTILE}", surfaces=["reward.parse", HOSTILE],
-                                                   started_at=HOSTILE), lines, site_reports.footer(lines, False))
-    gate = [_case("reward.parse::json-true", Outcome.XFAIL, candidate=output, input=wire.encode(HOSTILE),
-                  expected_divergence=ExpectedDivergence(outcome=Outcome.FAIL, reason=HOSTILE,
-                                                         link="javascript:alert(1)"))]
-    release = write(tmp_path / "gate.jsonl", header("harbor==9.9.9", "harbor==0.13.1", surfaces=["reward.parse"],
-                                                    started_at="2026-01-01T00:00:00Z"), gate, None)
-    return [cand, release]
-
-
 def test_a_hostile_candidate_s_text_is_shown_as_text_never_as_markup(tmp_path):
     out = tmp_path / "site"
-    build(_hostile_reports(tmp_path), out)
+    build(site_reports.hostile_reports(tmp_path), out)
     html = _html(out)
     assert len(html) >= 3
     for name, text in html.items():

@@ -1,0 +1,245 @@
+"""The site as a reader sees it: Debian's Chromium, headless, driven by Selenium through the installed chromedriver.
+
+The site is built from real reports (the reference and a candidate with one
+bug, certified against the recorded oracle: offline) and a gate report made
+by hand (tests/site_reports.py), opened from file:// (no server). What is
+expected is counted here from the report lines (and the corpus's tags), or
+known by hand (the float patterns), never taken from the site's own code.
+
+Nothing is downloaded: the chromedriver's path is given (Selenium Manager is
+never asked, and SE_OFFLINE forbids it anyway), the browser is the system's.
+Skipped, saying so, only where Chromium or its driver is not installed
+(`apt-get install chromium chromium-driver`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import Select
+
+from conformance.corpus import cases
+from tests import site_reports
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parent.parent
+NAIVE = "tests.wrong_candidates:sum_naive"
+SURFACES = ["metric.compute", "reward.parse"]
+# How docs/site.md says a cell counts outcomes, and which status (symbol, word) it shows.
+BUCKET = {"pass": "pass", "fail": "fail", "xpass": "fail", "error": "error", "crash": "error", "timeout": "error",
+          "protocol-error": "error", "broken": "error", "skip": "skip", "xfail": "known"}
+SHOWN = {"pass": "✔ pass", "fail": "✘ fail", "error": "⚠ error", "skip": "– skipped", "none": "· not run"}
+
+
+def _installed(name: str) -> str | None:
+    found = shutil.which(name) or (f"/usr/bin/{name}" if Path(f"/usr/bin/{name}").exists() else None)
+    return found
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[WebDriver]:
+    chromium, driver = _installed("chromium"), _installed("chromedriver")
+    if chromium is None or driver is None:
+        pytest.skip("no Chromium and chromedriver installed (Debian: apt-get install chromium chromium-driver); "
+                    f"found chromium={chromium}, chromedriver={driver}")
+    before = os.environ.get("SE_OFFLINE")
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must never download a browser or a driver
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1400,900", "--allow-file-access-from-files"):
+        options.add_argument(argument)
+    try:
+        session = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+    finally:
+        if before is None:
+            os.environ.pop("SE_OFFLINE", None)
+        else:
+            os.environ["SE_OFFLINE"] = before
+    yield session
+    session.quit()
+
+
+@dataclass
+class Built:
+    site: Path
+    reports: dict[str, Path]  # the matrix row's title -> its report
+
+
+def _certify(candidate: str, report: Path) -> subprocess.Popen[bytes]:
+    args = [sys.executable, "-m", "conformance", "certify", "--candidate", candidate, "--oracle", "recorded",
+            "--report", str(report), "--progress", "none"]
+    for surface in SURFACES:
+        args += ["--surface", surface]
+    return subprocess.Popen(args, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    folder = tmp_path_factory.mktemp("site-browser")
+    reports = {"reference": folder / "reference.jsonl", NAIVE: folder / "sum_naive.jsonl"}
+    runs = {name: _certify(name, path) for name, path in reports.items()}
+    for name, run in runs.items():
+        _, err = run.communicate(timeout=600)
+        assert run.returncode == (0 if name == "reference" else 1), err.decode()
+    reports[f"harbor {site_reports.RELEASE}"] = site_reports.gate_report(folder / "gate.jsonl")
+    site = folder / "site"
+    proc = subprocess.run([sys.executable, "-m", "conformance", "site", *map(str, reports.values()),
+                           "--out", str(site)], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return Built(site, reports)
+
+
+def _lines(report: Path) -> list[dict]:
+    return [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
+
+
+def _expected_cells(report: Path) -> dict[str, tuple[Counter[str], str]]:
+    """Each surface's counts by bucket and its status, from the report's lines."""
+    lines = _lines(report)
+    counts: dict[str, Counter[str]] = {surface: Counter() for surface in lines[0]["surfaces"]}
+    for line in lines:
+        if line["type"] == "case" and line.get("origin", "case") == "case":
+            counts.setdefault(line["surface"], Counter())[BUCKET[line["outcome"]]] += 1
+    status = {}
+    for surface, counted in counts.items():
+        status[surface] = next((name for name in ("fail", "error", "skip") if counted[name]),
+                               "pass" if counted["pass"] or counted["known"] else "none")
+    return {surface: (counts[surface], status[surface]) for surface in counts}
+
+
+def _number(text: str, n: int, word: str) -> bool:
+    return re.search(rf"(?<!\d){n} {word}\b", text) is not None
+
+
+def _open(browser: WebDriver, path: Path) -> None:
+    browser.get(path.as_uri())
+
+
+def test_the_matrix_shows_each_report_s_counts_and_statuses(browser, built, tmp_path):
+    _open(browser, built.site / "index.html")
+    rows = {row.get_attribute("data-row"): row for row in browser.find_elements(By.CSS_SELECTOR, "#matrix tbody tr")}
+    assert set(rows) == set(built.reports)
+    columns = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "#matrix thead th")][2:]
+    for title, report in built.reports.items():
+        expected = _expected_cells(report)
+        cells = {cell.get_attribute("data-surface"): cell for cell in rows[title].find_elements(By.CSS_SELECTOR,
+                                                                                                 "td.cell")}
+        assert list(cells) == columns
+        for surface, cell in cells.items():
+            text = cell.text
+            if surface not in expected:
+                assert text == SHOWN["none"], (title, surface, text)
+                continue
+            counted, status = expected[surface]
+            assert text.startswith(SHOWN[status]), (title, surface, text)
+            for bucket in ("pass", "fail", "skip", "error"):
+                assert _number(text, counted[bucket], bucket), (title, surface, bucket, text)
+            if counted["known"]:
+                assert _number(text, counted["known"], "known"), (title, surface, text)
+        # The row names the report's oracle, suite version and generation.
+        head = _lines(report)[0]
+        facts = rows[title].find_element(By.CSS_SELECTOR, ".row-facts").text
+        assert head["oracle"]["spec"] in facts and head["suite_version"] in facts and "cases only" in facts
+    # The failing candidate fails exactly where its report has failures.
+    naive = _expected_cells(built.reports[NAIVE])
+    assert [s for s, (counted, _) in naive.items() if counted["fail"]] == ["metric.compute"]
+    shot = tmp_path / "index.png"
+    assert browser.save_screenshot(str(shot)) and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _entry(browser: WebDriver, case_id: str) -> WebElement:
+    return browser.find_element(By.CSS_SELECTOR, f'article.entry[data-id="{case_id}"]')
+
+
+def test_a_failure_shows_both_sides_and_the_bits_that_differ(browser, built, tmp_path):
+    _open(browser, built.site / "index.html")
+    browser.find_element(By.LINK_TEXT, NAIVE).click()
+    line = next(x for x in _lines(built.reports[NAIVE]) if x.get("id") == "metric.compute::sum-tenth-times-ten")
+    (mismatch,) = line["mismatches"]
+    entry = _entry(browser, line["id"])
+    # Python 3.12's compensated sum of ten 0.1 is 1.0; adding left to right gives the float just below it.
+    assert entry.find_element(By.CSS_SELECTOR, ".side-oracle").text == "{'sum': 1.0}"
+    assert entry.find_element(By.CSS_SELECTOR, ".side-candidate").text == "{'sum': 0.9999999999999999}"
+    assert "Sum of ten 0.1 rewards" in entry.text  # the case's description, from its file
+    expected, actual = int(mismatch["expected_bits"], 16), int(mismatch["actual_bits"], 16)
+    for kind, bits in (("oracle", expected), ("candidate", actual)):
+        fields = entry.find_elements(By.CSS_SELECTOR, f"table.bits tr.pattern-{kind} td.field")
+        assert [f.text for f in fields] == [format(bits, "064b")[:1], format(bits, "064b")[1:12],
+                                           format(bits, "064b")[12:]]
+    marked = entry.find_elements(By.CSS_SELECTOR, "table.bits tr.pattern-candidate .bit.diff")
+    assert len(marked) == bin(expected ^ actual).count("1") == 53
+    assert "1 ULP apart" in entry.find_element(By.CSS_SELECTOR, "table.bits caption").text
+    link = entry.find_element(By.CSS_SELECTOR, "a.case-file")
+    assert link.text.startswith("cases/metric.compute/summation.yaml:")
+    link.click()
+    target = browser.find_element(By.CSS_SELECTOR, "tr:target")
+    assert "id: metric.compute::sum-tenth-times-ten" in target.text
+    browser.back()
+    shot = tmp_path / "candidate.png"
+    assert browser.save_screenshot(str(shot))
+
+
+def test_the_filters_narrow_the_failures(browser, built):
+    _open(browser, built.site / "index.html")
+    browser.find_element(By.LINK_TEXT, NAIVE).click()
+    failing = [x["id"] for x in _lines(built.reports[NAIVE]) if x["type"] == "case" and x["outcome"] != "pass"]
+    tags = {item.id: set(item.case.tags) for item in cases.load_corpus(REPO / "cases")}
+    with_mean = [case_id for case_id in failing if "mean" in tags[case_id]]
+    assert 0 < len(with_mean) < len(failing)
+
+    def shown() -> list[str]:
+        return [e.get_attribute("data-id") for e in browser.find_elements(By.CSS_SELECTOR, "article.entry")
+                if e.is_displayed()]
+
+    count = browser.find_element(By.ID, "filter-count")
+    assert sorted(shown()) == sorted(failing) and count.text == f"{len(failing)} of {len(failing)} shown"
+    Select(browser.find_element(By.ID, "filter-tag")).select_by_value("mean")
+    assert sorted(shown()) == sorted(with_mean) and count.text == f"{len(with_mean)} of {len(failing)} shown"
+    Select(browser.find_element(By.ID, "filter-class")).select_by_value("ulp")  # every one of them is a ULP
+    assert sorted(shown()) == sorted(with_mean)
+    browser.find_element(By.CSS_SELECTOR, "#filters button[type=reset]").click()
+    assert sorted(shown()) == sorted(failing)
+
+
+def test_a_release_page_lists_what_changed_with_its_reason(browser, built):
+    _open(browser, built.site / "index.html")
+    browser.find_element(By.LINK_TEXT, f"harbor {site_reports.RELEASE}").click()
+    changes = browser.find_elements(By.CSS_SELECTOR, "section.change")
+    assert "unlisted" in changes[0].get_attribute("class")
+    assert "✘ not in the expectation file" in changes[0].text and site_reports.UNLISTED in changes[0].text
+    assert "Gate FAILED" in browser.find_element(By.CSS_SELECTOR, "p.lead").text
+    reasons = [c.find_element(By.CSS_SELECTOR, "p.reason").text for c in changes[1:]]
+    assert any(r.startswith("harbor 0.23.0: reward files are validated strictly") for r in reasons)
+
+
+def test_a_hostile_candidate_runs_no_script(browser, tmp_path):
+    site = tmp_path / "site"
+    proc = subprocess.run([sys.executable, "-m", "conformance", "site",
+                           *map(str, site_reports.hostile_reports(tmp_path)), "--out", str(site)],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    for page in sorted(site.rglob("*.html")):
+        _open(browser, page)
+        with pytest.raises(NoAlertPresentException):
+            browser.switch_to.alert.text  # noqa: B018 (reading it is what raises)
+        assert not browser.find_elements(By.CSS_SELECTOR, "main img, main script")
+    _open(browser, next(site.glob("candidates/*.html")))
+    assert site_reports.HOSTILE in browser.find_element(By.CSS_SELECTOR, ".side-candidate").text

@@ -23,8 +23,8 @@ EXAMPLE = REPO / "docs" / "examples" / "runner-conformance.yml"
 CI_DOC = REPO / "docs" / "ci.md"
 
 INPUTS = {"candidate", "surfaces", "profile", "expectations", "oracle", "args", "version", "python-version",
-          "setup-python", "cache", "report-dir"}
-OUTPUTS = {"report", "markdown", "junit", "badge", "verdict", "exit-code", "suite-version"}
+          "setup-python", "cache", "report-dir", "site"}
+OUTPUTS = {"report", "markdown", "junit", "badge", "verdict", "exit-code", "suite-version", "site"}
 FORMATS = ("report", "markdown", "junit", "badge")
 INPUT_REFERENCE = re.compile(r"\binputs\.([A-Za-z0-9_-]+)")
 STEP_REFERENCE = re.compile(r"\bsteps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)")
@@ -57,6 +57,7 @@ def test_the_action_declares_its_inputs_and_outputs():
     assert defaults["report-dir"] == "conformance-report"
     assert defaults["python-version"] == "3.12"
     assert defaults["surfaces"] == defaults["expectations"] == defaults["version"] == ""
+    assert defaults["site"] == "false"
     for name, spec in {**ACTION["inputs"], **ACTION["outputs"]}.items():
         assert spec.get("description"), name
 
@@ -99,6 +100,7 @@ def test_step_and_output_references_name_existing_steps_and_outputs():
     assert {name: (m.group(1), m.group(2)) for name, m in wired.items() if m} == {
         **{name: ("certify", name) for name in (*FORMATS, "verdict", "exit-code")},
         "suite-version": ("install", "suite-version"),
+        "site": ("site", "site"),
     }
 
 
@@ -112,6 +114,21 @@ def test_the_oracle_gets_a_cpython_312_and_is_cached_before_certify():
     assert names.index("install") < restore < names.index("prepare") < save < certify
     assert steps[restore]["with"] == steps[save]["with"] == {
         "path": "${{ steps.install.outputs.cache-dir }}", "key": "${{ steps.install.outputs.cache-key }}"}
+
+
+def test_the_site_is_built_after_certify_whatever_its_verdict_and_uploaded_for_pages():
+    steps = _steps()
+    names = [step.get("id") or step.get("uses", "").split("@")[0] for step in steps]
+    certify, site, upload = (names.index(n) for n in ("certify", "site", "actions/upload-pages-artifact"))
+    assert certify < site < upload == len(steps) - 1
+    # A failed certify (a candidate that does not conform) still gets its site; a cancelled run does not.
+    for step in (steps[site], steps[upload]):
+        assert "!cancelled()" in step["if"] and "inputs.site == 'true'" in step["if"], step["if"]
+        assert "always()" not in step["if"]
+    assert "steps.site.outputs.site != ''" in steps[upload]["if"]
+    assert steps[upload]["with"] == {"path": "${{ steps.site.outputs.site }}"}
+    assert steps[site]["env"]["CONFORMANCE_REPORT"] == "${{ steps.certify.outputs.report }}"
+    assert steps[site]["env"]["CONFORMANCE_REPORT_DIR"] == steps[certify]["env"]["CONFORMANCE_REPORT_DIR"]
 
 
 # -- .github/action/certify.sh ---------------------------------------------------------------------------
@@ -239,6 +256,46 @@ def test_a_report_left_by_an_earlier_run_is_not_taken_for_this_one(tmp_path):
     proc, outputs = _certify(tmp_path, tmp_path, CONFORMANCE_CANDIDATE="reference",
                              CONFORMANCE_SURFACES="no.such.surface")
     assert proc.returncode == 2 and outputs["report"] == "" and not stale.exists()
+
+
+# -- .github/action/site.sh ---------------------------------------------------------------------------------
+
+def _site(tmp_path: Path, cwd: Path, **values: str) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    assert {name for name in values if name.startswith("CONFORMANCE_")} <= _mapped_names("site")
+    proc = _script("site.sh", _environment(tmp_path, **values), cwd)
+    return proc, _outputs(tmp_path)
+
+
+def test_site_script_builds_the_site_of_a_failing_run(tmp_path):
+    reports = tmp_path / "out"
+    proc, outputs = _certify(tmp_path, REPO, CONFORMANCE_CANDIDATE="tests.wrong_candidates:empty_by_strip",
+                             CONFORMANCE_SURFACES="reward.parse", CONFORMANCE_REPORT_DIR=str(reports))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    proc, site = _site(tmp_path, REPO, CONFORMANCE_REPORT=outputs["report"], CONFORMANCE_REPORT_DIR=str(reports))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert site == {"site": str(reports / "site")}
+    page = (reports / "site" / "candidates" / "tests.wrong_candidates_empty_by_strip.html").read_text()
+    failed = [line["id"] for line in _lines(outputs["report"]) if line.get("outcome") == "fail"]
+    assert failed and all(f'data-id="{case_id}"' in page for case_id in failed)
+    assert (reports / "site" / "index.html").is_file() and (reports / "site" / "assets" / "site.js").is_file()
+
+
+def test_site_script_without_a_report_builds_none_and_removes_an_earlier_one(tmp_path):
+    earlier = tmp_path / "conformance-report" / "site"
+    earlier.mkdir(parents=True)
+    (earlier / "site.json").write_text("{}")
+    proc, outputs = _site(tmp_path, tmp_path, CONFORMANCE_REPORT="")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert outputs == {"site": ""} and not earlier.exists()
+
+
+def test_site_script_fails_on_a_report_it_cannot_read(tmp_path):
+    broken = tmp_path / "report.jsonl"
+    broken.write_text("not json\n{}\n")
+    proc, outputs = _site(tmp_path, tmp_path, CONFORMANCE_REPORT=str(broken))
+    assert proc.returncode == 2 and outputs == {"site": ""}
+    assert f"{broken}:1" in proc.stderr and "conformance site exited 2" in proc.stdout
+    assert not (tmp_path / "conformance-report" / "site").exists()
 
 
 # -- .github/action/install.sh and oracle.sh --------------------------------------------------------------

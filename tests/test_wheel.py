@@ -58,6 +58,9 @@ def test_the_wheel_holds_one_package_with_the_corpus_and_the_oracle_folder(tmp_p
         assert wanted - names == set(), f"{folder}/ files missing from the wheel"
     # The JSON Schemas users validate reports and case files against.
     assert {"conformance/schemas/report-line.json", "conformance/schemas/case-file.json"} <= names
+    # What `conformance site` draws its pages from, read from the installed package.
+    site = {path for path in _tracked("conformance/site") if "/templates/" in path or "/assets/" in path}
+    assert {"conformance/site/templates/index.html", "conformance/site/assets/site.js"} <= site <= names
 
     metadata = wheel.read("harbor_conformance-0.1.0.dist-info/METADATA").decode()
     assert "License-Expression: MIT" in metadata

@@ -89,12 +89,13 @@ def site(session: nox.Session) -> None:
     """
     session.install("-e", ".")
     args = list(session.posargs)
-    if not [arg for arg in args if not arg.startswith("-")]:
+    valued = {"--out", "-o", "--cases"}  # options whose value is the next word, not a report
+    if not [arg for i, arg in enumerate(args) if not arg.startswith("-") and (i == 0 or args[i - 1] not in valued)]:
         found = [str(path) for folder in ("reports", "reports/gate") for path in sorted(Path(folder).glob("*.jsonl"))]
         if not found:
             session.error("no reports under reports/: run `nox -s certify` (or the gate) first, or name reports")
         args += found
-    if "--out" not in args and "-o" not in args:
+    if not any(arg in ("--out", "-o") or arg.startswith("--out=") for arg in args):
         args += ["--out", "reports/site"]
     session.run("conformance", "site", *args)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from conformance.report.model import (
     CaseLine,
     ExpectedDivergence,
     Footer,
+    GeneratedLine,
     Header,
     OutputResult,
     Party,
@@ -49,7 +51,7 @@ def header(candidate: str, oracle: str = "recorded", *, surfaces: list[str], sta
                   **fields)
 
 
-def footer(lines: list[CaseLine], conforms: bool) -> Footer:
+def footer(lines: Sequence[CaseLine], conforms: bool) -> Footer:
     counted = [line for line in lines if not line.generated]
     by_surface: dict[str, Counter[Outcome]] = {}
     for line in counted:
@@ -59,7 +61,7 @@ def footer(lines: list[CaseLine], conforms: bool) -> Footer:
                   by_surface={s: dict(c) for s, c in by_surface.items()}, conforms=conforms)
 
 
-def write(path: Path, head: Header, lines: list[CaseLine], end: Footer | None) -> Path:
+def write(path: Path, head: Header, lines: Sequence[CaseLine | GeneratedLine], end: Footer | None) -> Path:
     rows = [head.to_json(), *(line.to_json() for line in lines)] + ([end.to_json()] if end is not None else [])
     path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
     return path
@@ -101,10 +103,11 @@ def gate_report(path: Path, known: dict[str, cases.LoadedCase] | None = None) ->
     entries = {entry.id: entry for entry in expectations.load(EXPECTATIONS).divergences}
     lines = [_changed(known[case_id], entries[case_id]) for case_id in LISTED]
     lines.append(_changed(known[UNLISTED], None))
-    lines += [CaseLine(id=case_id, surface=known[case_id].case.surface, outcome=Outcome.PASS,
-                       oracle=result_line(known[case_id].case.expect.result()),
-                       candidate=result_line(known[case_id].case.expect.result()))
-              for case_id in PASSING]
+    for case_id in PASSING:
+        recorded = known[case_id].case.expect
+        assert recorded is not None, case_id
+        lines.append(CaseLine(id=case_id, surface=known[case_id].case.surface, outcome=Outcome.PASS,
+                              oracle=result_line(recorded.result()), candidate=result_line(recorded.result())))
     head = header(f"harbor=={RELEASE}", "harbor==0.13.1", surfaces=["multi_step.reward", "reward.parse"],
                   started_at="2026-01-03T00:00:00+00:00", expectations=str(EXPECTATIONS))
     return write(path, head, lines, footer(lines, conforms=False))

@@ -93,7 +93,7 @@ def _mixed_report(path: Path, candidate: str = "cand", started_at: str = "2026-0
                   generation=Generation(profile="ci", seed=0, max_examples=5))
     generated = GeneratedLine(surface="pass_at_k", profile="ci", seed=0, max_examples=5, inputs_run=5,
                               divergences=["pass_at_k::gen-1"])
-    write(path, head, [*lines, generated], site_reports.footer(lines, conforms=False))  # type: ignore[list-item]
+    write(path, head, [*lines, generated], site_reports.footer(lines, conforms=False))
     return path
 
 
@@ -104,10 +104,12 @@ def test_each_cell_counts_its_surface_by_outcome(tmp_path):
     cells = {cell.surface: cell for cell in row.cells}
     # reward.parse: pass a, b; fail c and the out-of-date xpass d; error: the crash e; skip f; known: the xfail g.
     parse = cells["reward.parse"].counts
+    assert parse is not None
     assert (parse.passed, parse.failed, parse.errored, parse.skipped, parse.known) == (2, 2, 1, 1, 1)
     assert cells["reward.parse"].status.label == "fail" and cells["reward.parse"].status.symbol == "✘"
     # pass_at_k: one pass, one skip, and a generated divergence (counted apart from the cases): a failure.
     pak = cells["pass_at_k"].counts
+    assert pak is not None
     assert (pak.passed, pak.skipped, pak.generated_inputs, pak.generated_divergences) == (1, 1, 5, 1)
     assert cells["pass_at_k"].status.label == "fail"
     # A surface the run covered with no line, and one only the gate report has.

@@ -150,11 +150,29 @@ def test_runs_of_one_candidate_make_a_trend_oldest_first(tmp_path):
     assert page.trend is not None
     assert [Path(p.facts.file).name for p in page.trend.points] == ["oldest.jsonl", "east.jsonl", "west.jsonl"]
     assert [p.counts.percent for p in page.trend.points] == [25.0, 100.0, 75.0]
+    trend = page.trend
+    assert trend.floor == 0 and trend.points[1].y == trend.top
+    assert trend.points[0].y == pytest.approx(trend.bottom - (trend.bottom - trend.top) / 4)
     assert Path(page.facts.file).name == "west.jsonl"  # the page and its matrix row show the latest run
     out = tmp_path / "site"
     build([west, oldest, east], out)
     text = (out / page.path).read_text()
     assert re.search(r'<polyline class="series" points="[\d.]+,[\d.]+ [\d.]+,[\d.]+ [\d.]+,[\d.]+"/>', text)
+
+
+def test_the_trend_s_axis_starts_just_below_its_lowest_run(tmp_path):
+    # 199 and 197 of 200 cases: 99.5 % and 98.5 %, drawn from 98 % (from 0 % the two would look the same).
+    runs = []
+    for n, (failing, started_at) in enumerate([(1, "2026-01-01T00:00:00Z"), (3, "2026-01-02T00:00:00Z")]):
+        lines = [_case(f"reward.parse::c{i}", Outcome.FAIL if i < failing else Outcome.PASS) for i in range(200)]
+        runs.append(write(tmp_path / f"r{n}.jsonl", header("cand", surfaces=["reward.parse"], started_at=started_at),
+                          lines, site_reports.footer(lines, conforms=False)))
+    (page,) = collect(runs).candidates
+    assert page.trend is not None and page.trend.floor == 98
+    first, last = page.trend.points
+    span = page.trend.bottom - page.trend.top
+    assert first.y == pytest.approx(page.trend.bottom - span * 1.5 / 2)
+    assert last.y == pytest.approx(page.trend.bottom - span * 0.5 / 2)
 
 
 def test_a_single_run_has_no_trend(tmp_path):

@@ -57,6 +57,7 @@ TEXT_LIMIT = 4000  # characters of an input, a side or a detail shown; a longer 
 UNLISTED = "not in the expectation file"
 # The trend's drawing, in SVG units.
 TREND_WIDTH, TREND_HEIGHT, TREND_MARGIN = 640, 200, 40
+TREND_FLOORS = (0.0, 50.0, 80.0, 90.0, 95.0, 98.0, 99.0)  # where the trend's axis may start, in percent
 
 
 @dataclass(frozen=True)
@@ -267,11 +268,13 @@ def trend(runs: Sequence[Run]) -> Trend | None:
     left, right = float(TREND_MARGIN + 20), float(TREND_WIDTH - TREND_MARGIN)
     top, bottom = float(TREND_MARGIN / 2), float(TREND_HEIGHT - TREND_MARGIN)
     step = (right - left) / (len(runs) - 1)
-    points = []
-    for i, run in enumerate(runs):
-        total = _total(surface_counts(run))
-        points.append(TrendPoint(_facts(run), total, left + i * step, bottom - (bottom - top) * total.percent / 100))
-    return Trend(tuple(points), TREND_WIDTH, TREND_HEIGHT, top, bottom, left, right)
+    totals = [_total(surface_counts(run)) for run in runs]
+    # The axis starts at the highest of these below every run: 98.8 % and 99.5 % drawn from 0 % look the same.
+    floor = max(f for f in TREND_FLOORS if f <= min(total.percent for total in totals))
+    points = tuple(TrendPoint(_facts(run), total, left + i * step,
+                              bottom - (bottom - top) * (total.percent - floor) / (100 - floor))
+                   for i, (run, total) in enumerate(zip(runs, totals, strict=True)))
+    return Trend(points, TREND_WIDTH, TREND_HEIGHT, top, bottom, left, right, floor)
 
 
 def candidate_page(name: str, path: str, runs: Sequence[Run], corpus: Corpus) -> CandidatePage:

@@ -221,6 +221,7 @@ class Trend:
     bottom: float  # the y of 0 %
     left: float
     right: float
+    floor: float  # the percent at the bottom of the axis
 
     @property
     def polyline(self) -> str:

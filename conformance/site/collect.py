@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from conformance.kit import wire
 from conformance.report.model import CaseLine, Header, bounded, result_text
 from conformance.report.problems import Problems
 from conformance.report.reader import Report, ReportError, read
+from conformance.report.writer import Tally
 from conformance.site import floatbits
 from conformance.site.model import (
     FAIL,
@@ -72,6 +74,11 @@ class Run:
     @property
     def release(self) -> str | None:
         return self.header.candidate.harbor_release
+
+    @cached_property
+    def tally(self) -> Tally:
+        """The report's counts, made once for every page that shows them."""
+        return self.report.tally()
 
 
 def _started(text: str) -> datetime:
@@ -173,7 +180,7 @@ def _cut(text: str) -> str:
 
 
 def _facts(run: Run) -> ReportFacts:
-    head, tally = run.header, run.report.tally()
+    head, tally = run.header, run.tally
     generation = head.generation
     return ReportFacts(
         file=str(run.path), candidate=head.candidate.spec, oracle=head.oracle.spec, suite_version=head.suite_version,
@@ -233,12 +240,13 @@ def surface_counts(run: Run) -> dict[str, Counts]:
     """Each surface's cases by bucket (generated findings apart, as generated divergences), and its generated
     inputs; every surface the run covered is there, even one with no line."""
     counts = {surface: Counts() for surface in run.header.surfaces}
+    for surface, outcomes in run.tally.by_surface.items():
+        cell = counts.setdefault(surface, Counts())
+        for outcome, count in outcomes.items():
+            cell.add(outcome, count)
     for record in run.report.records:
-        cell = counts.setdefault(record.surface, Counts())
-        if not record.generated:
-            cell.add(record.outcome)
-        elif record.outcome not in (Outcome.XFAIL, Outcome.PASS):
-            cell.generated_divergences += 1
+        if record.generated and record.outcome not in (Outcome.XFAIL, Outcome.PASS):
+            counts.setdefault(record.surface, Counts()).generated_divergences += 1
     for line in run.report.generated:
         counts.setdefault(line.surface, Counts()).generated_inputs += line.inputs_run
     return dict(sorted(counts.items()))
@@ -252,7 +260,7 @@ def _total(counts: dict[str, Counts]) -> Counts:
 
 
 def _problems(run: Run) -> tuple[str, ...]:
-    tally = run.report.tally()
+    tally = run.tally
     said = [f"the candidate failed to {p.stage}: {p.outcome}" + (f" ({p.protocol_error})" if p.protocol_error else "")
             + (f": {p.first_line()}" if p.first_line() else "") for p in tally.candidate_problems]
     said += [f"generator error: {_cut(error)}" for error in tally.generator_errors]
@@ -322,7 +330,7 @@ def release_page(version: str, path: str, runs: Sequence[Run], corpus: Corpus) -
         groups.append(ChangeGroup(reason, links.get((listed, reason)), listed,
                                   tuple((s, tuple(ids)) for s, ids in sorted(by_surface.items())), len(records),
                                   min(entries, key=lambda e: e.input_size)))
-    tally = report.tally()
+    tally = latest.tally
     unlisted = any(not group.listed for group in groups)
     counts = surface_counts(latest)
     return ReleasePage(

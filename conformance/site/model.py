@@ -7,7 +7,7 @@ the templates escape it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Literal
 
 from conformance.core.outcomes import Outcome
@@ -39,6 +39,7 @@ BUCKETS: dict[Outcome, Literal["pass", "fail", "error", "skip", "known"]] = {
     Outcome.SKIP: "skip", Outcome.XFAIL: "known",
 }
 assert set(BUCKETS) == set(Outcome), "every outcome needs a bucket"
+_FIELDS = {"pass": "passed", "fail": "failed", "error": "errored", "skip": "skipped", "known": "known"}
 
 
 @dataclass
@@ -53,21 +54,12 @@ class Counts:
     generated_inputs: int = 0
     generated_divergences: int = 0  # generated inputs that diverged and no expectation lists
 
-    def add(self, outcome: Outcome) -> None:
-        bucket = BUCKETS[outcome]
-        if bucket == "pass":
-            self.passed += 1
-        elif bucket == "fail":
-            self.failed += 1
-        elif bucket == "error":
-            self.errored += 1
-        elif bucket == "skip":
-            self.skipped += 1
-        else:
-            self.known += 1
+    def add(self, outcome: Outcome, count: int = 1) -> None:
+        name = _FIELDS[BUCKETS[outcome]]
+        setattr(self, name, getattr(self, name) + count)
 
     def __iadd__(self, other: Counts) -> Counts:
-        for name in ("passed", "failed", "errored", "skipped", "known", "generated_inputs", "generated_divergences"):
+        for name in (f.name for f in fields(self)):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         return self
 

@@ -506,6 +506,33 @@ def test_file_tag_reads_bytes_beside_the_case_file(tmp_path):
     assert loaded[0].case.input["scripts"] == {"m.py": b"print('\\xff')\r\n\x00"}
 
 
+def test_a_file_tag_read_again_sees_the_file_as_it_is_now(tmp_path):
+    """A case file parsed once is not parsed again while its text is unchanged, unless a file it reads changed:
+    new bytes, the file gone, the file back, a link turned to another file."""
+    scripts = tmp_path / "metric.compute" / "scripts"
+    scripts.mkdir(parents=True)
+    script, other = scripts / "m.py", scripts / "other.py"
+    script.write_bytes(b"first")
+    other.write_bytes(b"elsewhere")
+    write(tmp_path, "metric.compute", "uv.yaml", UV_CASE.replace("PATH", "scripts/link.py"))
+    (scripts / "link.py").symlink_to("m.py")
+
+    def read() -> bytes | list[str]:
+        loaded, errors = check_corpus(tmp_path)
+        return [e.message for e in errors] if errors else loaded[0].case.input["scripts"]["m.py"]
+
+    assert read() == b"first"
+    script.write_bytes(b"second, as long")
+    assert read() == b"second, as long"
+    script.unlink()
+    assert "No such file" in read()[0]
+    script.write_bytes(b"back")
+    assert read() == b"back"
+    (scripts / "link.py").unlink()
+    (scripts / "link.py").symlink_to("other.py")
+    assert read() == b"elsewhere"
+
+
 @pytest.mark.parametrize(("path", "message"), [
     ("scripts/none.py", "No such file"),
     ("/etc/hostname", "must be a relative path"),

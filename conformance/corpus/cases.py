@@ -40,7 +40,7 @@ from conformance import shipped
 from conformance.core import scope, surfaces
 from conformance.core.compare import Result
 from conformance.corpus.files import FileProblem, read_case_file
-from conformance.corpus.yaml_values import AliasError, CaseLoader, LimitError, lint
+from conformance.corpus.yaml_values import AliasError, CaseLoader, FileRead, LimitError, lint
 from conformance.errors import UsageError
 
 ID_PATTERN = r"^[a-z][a-z0-9_.]*::[a-z0-9][a-z0-9._-]*$"
@@ -175,12 +175,23 @@ def _owner(nodes: list[CaseNode], line: int) -> str | None:
 def load_file(path: Path, data: bytes | None = None) -> tuple[list[LoadedCase], list[CaseError]]:
     """Load one case file (``data``: its bytes, when already read with :func:`read_case_file`); never raises for
     bad content, returns the errors instead."""
+    cases, errors, _ = _parse(path, data)
+    return cases, errors
+
+
+def _parse(path: Path, data: bytes | None) -> tuple[list[LoadedCase], list[CaseError], tuple[FileRead, ...]]:
+    """:func:`load_file`, and the files its ``!file`` tags read."""
+    loaded, errors, loader = _parse_with(path, data)
+    return loaded, errors, tuple(loader.reads) if loader is not None else ()
+
+
+def _parse_with(path: Path, data: bytes | None) -> tuple[list[LoadedCase], list[CaseError], CaseLoader | None]:
     try:
         text = (read_case_file(path) if data is None else data).decode("utf-8")
     except FileProblem as e:
-        return [], [CaseError(path, 1, None, str(e))]
+        return [], [CaseError(path, 1, None, str(e))], None
     except UnicodeDecodeError as e:
-        return [], [CaseError(path, 1, None, f"cannot read: {e}")]
+        return [], [CaseError(path, 1, None, f"cannot read: {e}")], None
     # One loader composes the file once: the nodes serve the lint and the line numbers, then become the data.
     loader = CaseLoader(text)
     loader.base_dir = path.parent
@@ -188,16 +199,16 @@ def load_file(path: Path, data: bytes | None = None) -> tuple[list[LoadedCase], 
         root = loader.get_single_node()
     except AliasError as e:
         line = e.problem_mark.line + 1
-        return [], [CaseError(path, line, _owner(case_nodes(e.node), line), e.problem)]
+        return [], [CaseError(path, line, _owner(case_nodes(e.node), line), e.problem)], loader
     except LimitError as e:  # nothing was built: no case can be named
-        return [], [CaseError(path, e.problem_mark.line + 1, None, e.problem)]
+        return [], [CaseError(path, e.problem_mark.line + 1, None, e.problem)], loader
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" (column {mark.column + 1})" if mark else ""
         return [], [CaseError(path, mark.line + 1 if mark else 1, None,
-                              f"bad YAML: {getattr(e, 'problem', None) or e}{where}")]
+                              f"bad YAML: {getattr(e, 'problem', None) or e}{where}")], loader
     if root is None:
-        return [], [CaseError(path, 1, None, "empty case file")]
+        return [], [CaseError(path, 1, None, "empty case file")], loader
     nodes = case_nodes(root)
     errors = [CaseError(path, p.line, _owner(nodes, p.line), p.message) for p in lint(root)]
     try:
@@ -205,7 +216,8 @@ def load_file(path: Path, data: bytes | None = None) -> tuple[list[LoadedCase], 
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark else 1
-        return [], errors + [CaseError(path, line, _owner(nodes, line), f"bad value: {getattr(e, 'problem', e)}")]
+        problem = f"bad value: {getattr(e, 'problem', e)}"
+        return [], errors + [CaseError(path, line, _owner(nodes, line), problem)], loader
     try:
         parsed = CaseFile.model_validate(data)
     except ValidationError as e:
@@ -216,10 +228,10 @@ def load_file(path: Path, data: bytes | None = None) -> tuple[list[LoadedCase], 
                 line, case_id = nodes[loc[1]][0], nodes[loc[1]][1]
             field = ".".join(str(part) for part in loc)
             errors.append(CaseError(path, line, case_id, f"{field}: {err['msg']}"))
-        return [], errors
+        return [], errors, loader
     if parsed.surface not in surfaces.SURFACES:
         errors.append(CaseError(path, 1, None, f"unknown surface {parsed.surface!r}"))
-        return [], errors
+        return [], errors, loader
     if path.parent.name != parsed.surface:
         errors.append(CaseError(path, 1, None, f"a {parsed.surface} case file belongs in cases/{parsed.surface}/"))
     surface = surfaces.get(parsed.surface)
@@ -238,7 +250,7 @@ def load_file(path: Path, data: bytes | None = None) -> tuple[list[LoadedCase], 
             if left_out is not None:
                 errors.append(CaseError(path, line, case.id, left_out))
         loaded.append(LoadedCase(case, path, line))
-    return loaded, errors
+    return loaded, errors, loader
 
 
 def default_root() -> Path:
@@ -252,9 +264,9 @@ def case_files(root: Path) -> list[Path]:
     return sorted(p for p in root.glob("*/*.yaml") if not p.is_dir())
 
 
-# A file's cases by (path, sha256 of its text): a process that reads the corpus again (a test suite, the gate's
-# releases) parses only what changed. Files that read other files (``!file``) are always parsed afresh.
-_LOADED: dict[tuple[Path, str], tuple[list[LoadedCase], list[CaseError]]] = {}
+# A file's cases by (path, sha256 of its text), with the files its ``!file`` tags read: a process that reads the
+# corpus again (a test suite, the gate's releases) parses only a file whose text, or any file it read, changed.
+_LOADED: dict[tuple[Path, str], tuple[list[LoadedCase], list[CaseError], tuple[FileRead, ...]]] = {}
 
 
 def _load_file_once(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
@@ -262,12 +274,10 @@ def _load_file_once(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
         data = read_case_file(path)
     except FileProblem as e:
         return [], [CaseError(path, 1, None, str(e))]
-    if b"!file" in data:
-        return load_file(path, data)
     key = (path, hashlib.sha256(data).hexdigest())
-    if key not in _LOADED:
-        _LOADED[key] = load_file(path, data)
-    cases, errors = _LOADED[key]
+    if key not in _LOADED or not all(read.holds() for read in _LOADED[key][2]):
+        _LOADED[key] = _parse(path, data)
+    cases, errors, _ = _LOADED[key]
     return list(cases), list(errors)
 
 

@@ -24,6 +24,7 @@ is read (:mod:`conformance.corpus.files`).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -94,6 +95,34 @@ class AliasError(yaml.composer.ComposerError):
         self.node = node
 
 
+@dataclass(frozen=True)
+class FileRead:
+    """A file a ``!file`` tag read: where it led, and a digest of the bytes it held then."""
+
+    path: Path
+    resolved: Path
+    digest: str
+
+    @classmethod
+    def of(cls, path: Path, data: bytes) -> FileRead:
+        return cls(path, path.resolve(), hashlib.sha256(data).hexdigest())
+
+    @classmethod
+    def refused(cls, path: Path) -> FileRead:
+        """A read that failed: it never holds, so the case file is parsed again to say why, or to succeed."""
+        return cls(path, path, "")
+
+    def holds(self) -> bool:
+        """Whether the path still leads to the same place and the same bytes."""
+        if not self.digest:
+            return False
+        try:
+            return (self.path.resolve() == self.resolved
+                    and hashlib.sha256(read_limited(self.path, FILE_LIMIT, "a !file")).hexdigest() == self.digest)
+        except (OSError, FileProblem):
+            return False
+
+
 if yaml.__with_libyaml__:
     class _Loader(yaml.composer.Composer, yaml.CSafeLoader):
         """libyaml's events (ten times faster than the pure-Python scanner) under PyYAML's own composer,
@@ -110,9 +139,14 @@ class CaseLoader(_Loader):
     """A safe loader plus the value tags; it can construct nothing executable."""
 
     base_dir: Path | None = None  # the case file's folder, for !file
+    reads: list[FileRead]  # what each !file read, so a cached parse can tell whether it still holds
     _alias_mark: yaml.Mark | None = None  # the first anchor or alias
     _depth = 0  # collections open around the node being composed
     _values = 0  # nodes composed so far
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.reads = []
 
     # Aliases share one node, so nested ones (an "alias bomb") make a value, and validating it,
     # exponential in the file's size. Each alias is composed as null, never as what it names, and
@@ -217,9 +251,13 @@ def _file(loader: CaseLoader, node: yaml.Node) -> bytes:
             problem = f"!file {text!r} leads out of the corpus (through a symbolic link)"
         else:
             try:
-                return read_limited(target, FILE_LIMIT, "a !file")
+                data = read_limited(target, FILE_LIMIT, "a !file")
             except FileProblem as e:
                 problem = f"!file {text!r}: {e}"
+            else:
+                loader.reads.append(FileRead.of(target, data))
+                return data
+    loader.reads.append(FileRead.refused((loader.base_dir or Path()) / (text or "")))  # parsed afresh until it reads
     raise yaml.constructor.ConstructorError(None, None, problem, node.start_mark)
 
 

@@ -159,6 +159,7 @@ def find_python(series: str = PYTHON_SERIES) -> str:
     )
 
 
+@functools.cache  # an interpreter's version does not change under a running process; asking costs a start-up
 def _reports_series(exe: str, series: str) -> bool:
     try:
         out = subprocess.run(

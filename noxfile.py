@@ -25,9 +25,10 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def slow(session: nox.Session) -> None:
-    """The slow end-to-end tests the default run leaves out (whole ci runs, mutants, campaigns, the wheel)."""
+    """The slow end-to-end tests the default run leaves out (whole ci runs, mutants, campaigns, the wheel), and
+    every property test at its whole count of examples (quick runs draw a quarter: tests/budget.py)."""
     session.install("-e", ".[test]")
-    session.run("pytest", "-n", "auto", "-m", "slow", *session.posargs)
+    session.run("pytest", "-n", "auto", "-m", "slow or property", "--hypothesis-profile", "thorough", *session.posargs)
 
 
 @nox.session

@@ -15,6 +15,7 @@ from conformance.connection.connectors import connect
 from conformance.corpus import cases
 from conformance.oracle import answers, environments
 from conformance.run.runner import Oracle
+from tests import budget  # noqa: F401  (registers the thorough Hypothesis profile before --hypothesis-profile is read)
 
 ORACLE_VERSION = "0.13.1"
 ORACLE_SPEC = f"harbor=={ORACLE_VERSION}"
@@ -39,6 +40,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if ORACLE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.oracle)
+        if getattr(getattr(item, "function", None), "is_hypothesis_test", False):
+            item.add_marker(pytest.mark.property)
     _leave_out_slow(config, items)
 
 

@@ -23,6 +23,7 @@ from conformance.core.compare import (
     compare,
     compare_values,
 )
+from tests.budget import examples
 
 SIGN = 1 << 63
 EXP_MASK = 0x7FF0_0000_0000_0000
@@ -135,7 +136,7 @@ def check_float_mismatch(m: Mismatch, e: int, a: int, cls: MismatchClass, path: 
 # -- floats over all bit patterns ------------------------------------------------------
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(bits, policies)
 def test_identical_bits_never_mismatch(b, policy):
     x = float_of(b)
@@ -146,14 +147,14 @@ def test_identical_bits_never_mismatch(b, policy):
     assert compare(Result.of_value(x), Result.of_value(y), policy) == []
 
 
-@settings(max_examples=1500)
+@settings(max_examples=examples(1500))
 @given(pairs, policies)
 def test_classify_floats_matches_bit_field_model(pair, policy):
     e, a = pair
     assert classify_floats(float_of(e), float_of(a), policy) == expected_class(e, a, policy)
 
 
-@settings(max_examples=600)
+@settings(max_examples=examples(600))
 @given(pairs, policies)
 def test_top_level_float_mismatch(pair, policy):
     e, a = pair
@@ -166,7 +167,7 @@ def test_top_level_float_mismatch(pair, policy):
         check_float_mismatch(out[0], e, a, cls, "$")
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(pairs, policies)
 def test_nested_float_mismatch(pair, policy):
     e, a = pair
@@ -181,7 +182,7 @@ def test_nested_float_mismatch(pair, policy):
         check_float_mismatch(out[0], e, a, cls, "$['a'][1]")
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(nearby_pairs)
 def test_ulps_agree_with_nextafter_steps(pair):
     e, a = pair

@@ -45,6 +45,7 @@ from conformance.report.writer import dumps, new_header
 from conformance.run import certification
 from conformance.run.runner import Oracle, run_input
 from tests import hostile as hostile_harness
+from tests.budget import examples
 from tests.report_lines import footer_line, header_line
 
 HOSTILE = Path(__file__).resolve().parent / "hostile_reply_candidate.py"
@@ -376,7 +377,7 @@ def test_the_number_bound_holds_under_a_lower_digit_limit():
 
 SEQ = 7
 IMPLEMENTATION = Implementation(name="fuzz", version="0", language="python", surfaces=["reward.parse"])
-FUZZ = settings(max_examples=250, derandomize=True, deadline=None, database=None,
+FUZZ = settings(max_examples=examples(250), derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

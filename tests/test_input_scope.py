@@ -19,6 +19,7 @@ from conformance.core import scope, surfaces
 from conformance.corpus.cases import check_corpus
 from conformance.kit import wire
 from conformance.reference import reward_files
+from tests.budget import examples
 
 REPO = Path(__file__).parent.parent
 LIMIT = scope.JSON_DEPTH_LIMIT
@@ -93,11 +94,12 @@ def _deepest(value) -> int:
     return max((scope.json_depth(data) for _, data in scope.json_files(value)), default=0)
 
 
+@pytest.mark.property  # a property test inside: its count of examples is the budget's (tests/budget.py)
 @pytest.mark.parametrize("name", surfaces.with_generators())
 def test_no_generator_comes_near_the_limit_even_steered_toward_depth(name):
     deepest = [0]
 
-    @settings(max_examples=150, database=None, deadline=None, suppress_health_check=list(HealthCheck),
+    @settings(max_examples=examples(150), database=None, deadline=None, suppress_health_check=list(HealthCheck),
               phases=[Phase.generate, Phase.target])
     @given(surfaces.get(name).inputs())
     def check(value):

@@ -24,6 +24,7 @@ from conformance import ORACLE_RELEASE
 from conformance.reference import pydantic_float, reward_files, unicode_tables
 from conformance.shipped import oracle_file
 from conformance.strategies import unicode_text
+from tests.budget import examples
 
 
 def _ranges(ranges: list[tuple[int, int]]) -> list[list[int]]:
@@ -74,7 +75,7 @@ def test_the_strategies_constants_agree_with_the_data():
     assert unicode_text.ISSPACE_ONLY == ["\x1c", "\x1d", "\x1e", "\x1f"]
 
 
-@settings(max_examples=300, database=None, deadline=None)
+@settings(max_examples=examples(300), database=None, deadline=None)
 @given(st.text())
 def test_the_reference_repr_is_pythons_where_the_unicode_versions_agree(text):
     if all(c.isprintable() == unicode_tables.is_printable(c) for c in text):

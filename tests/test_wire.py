@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.kit.wire import WireError, bits_to_float, decode, dumps, encode, loads
+from tests.budget import examples
 
 # -- independent helpers -----------------------------------------------------
 
@@ -103,13 +104,13 @@ SPECIAL_BITS = [
 # -- round trips --------------------------------------------------------------
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(values)
 def test_round_trip_nested_values(value):
     assert canon(round_trip(value)) == canon(value)
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(st.integers(0, 2**64 - 1))
 def test_every_float_bit_pattern_survives(bits):
     value = float_of(bits)

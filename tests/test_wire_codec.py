@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.kit import wire
+from tests.budget import examples
 
 pytest.importorskip("msgspec")
 pytestmark = pytest.mark.skipif(wire.CODEC == "json", reason="the fast codec is turned off (HARBOR_CONFORMANCE_JSON)")
@@ -164,7 +165,7 @@ JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | TEXT, lam
     inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4), max_leaves=20)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(VALUES)
 def test_generated_wire_values_write_and_read_alike(value):
     line = same_line({"cmd": "run", "seq": 3, "surface": "pass_at_k", "input": wire.encode(value)})
@@ -172,7 +173,7 @@ def test_generated_wire_values_write_and_read_alike(value):
     same_reading(line.encode())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(JSON_VALUES)
 def test_generated_json_messages_write_alike(value):
     same_line({"seq": 1, "value": value})
@@ -181,7 +182,7 @@ def test_generated_json_messages_write_alike(value):
 JSON_ALPHABET = st.sampled_from(list('{}[]:,"\\ -+.0123456789eEtrufalsn') + ["\u00e9", "\ud800", "\x7f", "\x01"])
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.text(JSON_ALPHABET, max_size=30) | JSON_VALUES.map(lambda v: json.dumps(v, ensure_ascii=False)))
 def test_generated_lines_read_alike(line):
     same_reading(line)

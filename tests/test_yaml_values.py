@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.corpus.yaml_values import AliasError, CaseLoader, lint, parse_float_literal, render
+from tests.budget import examples
 
 
 def bits_of(value: float) -> int:
@@ -337,20 +338,20 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=400)
+@settings(max_examples=examples(400))
 @given(values)
 def test_render_round_trips(value):
     text = render(value)
     assert canon(load(text)) == canon(value)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(values)
 def test_render_passes_lint(value):
     assert lint(yaml.compose(render(value), Loader=CaseLoader)) == []
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(st.integers(0, 2**64 - 1))
 def test_render_float_keeps_bits(bits):
     text = render(float_of(bits))

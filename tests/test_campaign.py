@@ -24,9 +24,11 @@ import pytest
 from conformance.campaign.plan import make_plan, parse_duration, task_seed
 from conformance.connection.connectors import parse
 from conformance.errors import UsageError
+from conformance.report import markdown
 from conformance.report.reader import read
 from conformance.run import generate
 from tests import wrong_candidates
+from tests.report_lines import footer_line, header_line
 
 REPO = Path(__file__).resolve().parent.parent
 MARK = "HARBOR_CONFORMANCE_CAMPAIGN_TEST"
@@ -146,6 +148,25 @@ def test_usage_errors_before_anything_starts_exit_2_with_one_line(args, said):
     assert len(errors) == 1 and said in errors[0], done.stderr
 
 
+def test_a_campaign_report_says_so_in_its_summary_and_site(tmp_path):
+    import json
+
+    from conformance.site.collect import collect
+
+    path = tmp_path / "campaign.jsonl"
+    campaign = {"budget_seconds": 5400.0, "task_examples": 100, "cluster": "tcp://10.0.0.5:8786", "workers": 12,
+                "example_database": "/shared/examples"}
+    lines = [header_line(campaign=campaign, generation={"profile": "explore", "seed": 77, "max_examples": 100}),
+             footer_line(conforms=True)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    text = markdown.summary(read(path))
+    assert ("campaign: 5400s on `tcp://10.0.0.5:8786` of 12 worker(s), 100 examples a task, profile explore, "
+            "base seed 77") in text
+    assert "100 per surface" not in text  # a task's examples, not a surface's
+    (facts,) = [page.facts for page in collect([path]).candidates]
+    assert facts.generation == "a campaign of 5400s: profile explore, seed 77"
+
+
 # -- campaigns against the live oracle ---------------------------------------------------------
 
 
@@ -237,6 +258,9 @@ def test_the_reference_conforms_through_a_short_campaign(tmp_path):
     assert _gone(mark) == []
     data = read(report)
     assert data.footer.conforms and not [r for r in data.records if r.generated]
+    campaign = data.header.campaign  # the header says a campaign wrote it, and how it was asked for
+    assert (campaign.budget_seconds, campaign.cluster, campaign.workers, campaign.task_examples) == (8, "local", 2, 100)
+    assert campaign.example_database == str((tmp_path / "campaign.examples").resolve())
     assert sorted(line.surface for line in data.generated) == ["pass_at_k", "reason.normalize"]
     assert all(line.inputs_run > 0 and not line.error for line in data.generated)
     assert (tmp_path / "campaign.examples").is_dir()  # the default database: beside the report
@@ -303,6 +327,8 @@ def test_a_campaign_on_a_running_cluster_uses_every_worker_and_leaves_them_no_co
         ran_on = dict(re.findall(r"(tcp://\S+) \((\d+)\)", _summary(done.stderr)))
         assert set(ran_on) == addresses, done.stderr  # both workers ran tasks
         assert sum(map(int, ran_on.values())) == sum(len(line.seed) for line in read(report).generated)
+        campaign = read(report).header.campaign
+        assert (campaign.budget_seconds, campaign.cluster, campaign.workers) == (10, address, 2)
         # The workers live on; the oracles and candidates they opened for the campaign do not.
         for kind in ("harbor_adapter", "conformance.reference"):
             assert _gone(cluster_mark, kind=kind) == [], kind

@@ -164,7 +164,7 @@ def run(plan: Plan, log: Callable[[str], None] = lambda message: None,
         except Exception as e:  # noqa: BLE001 - whatever a worker raised setting the plugin up
             raise UsageError(f"the workers cannot take the campaign: {type(e).__name__}: {e}") from None
         stack.callback(_quietly(lambda: client.unregister_worker_plugin(name)))  # closes every worker's pairs
-        report = stack.enter_context(CampaignReport(plan, oracle, candidate))
+        report = stack.enter_context(CampaignReport(plan, oracle, candidate, workers=len(client.nthreads())))
         tasks = _Tasks(client, plan, name, report, log, on_finding)
         stack.callback(_quietly(tasks.cancel))  # an interrupted campaign's
         log(f"campaign: {', '.join(plan.generators)}; profile {plan.profile.name}, base seed {plan.base_seed}, "

@@ -17,7 +17,7 @@ from typing import Self
 
 from conformance.campaign.plan import Plan, Task
 from conformance.corpus import cases as case_corpus
-from conformance.report.model import CaseLine, Footer, GeneratedLine, Party
+from conformance.report.model import CampaignInfo, CaseLine, Footer, GeneratedLine, Party
 from conformance.report.writer import ReportWriter, Tally, new_header
 from conformance.run import generate as generation
 from conformance.run.plan import policy_name
@@ -25,14 +25,17 @@ from conformance.run.shards import MergedGenerators
 
 
 class CampaignReport:
-    def __init__(self, plan: Plan, oracle: Party, candidate: Party) -> None:
+    def __init__(self, plan: Plan, oracle: Party, candidate: Party, workers: int | None = None) -> None:
         # The header's generation: the profile, the base seed and one task's examples.
         described = generation.describe(plan.profile, plan.base_seed, plan.task_examples).model_copy(
             update={"base_seed": plan.base_seed})
         self.path: Path = plan.report
+        campaign = CampaignInfo(budget_seconds=plan.budget, task_examples=plan.task_examples,
+                                cluster=plan.scheduler or "local", workers=workers,
+                                example_database=plan.connections.example_database)
         self.writer = ReportWriter(plan.report, new_header(
             oracle=oracle, candidate=candidate, nan_policy=policy_name(None), surfaces=list(plan.generators),
-            cases_root=str(case_corpus.default_root()), generation=described))
+            cases_root=str(case_corpus.default_root()), generation=described, campaign=campaign))
         self.merged = MergedGenerators()
         self.tasks = 0
 

@@ -60,7 +60,13 @@ def summary(report: Summarised, *, limit: int = 50) -> str:
         lines += ["> The report has no footer: the run did not finish.", ""]
     head = report.header
     facts = [f"nan policy: {head.nan_policy if head is not None else '?'}"]
-    if head is not None and head.generation is not None:
+    if head is not None and head.campaign is not None:
+        c, g = head.campaign, head.generation
+        on = "a local cluster" if c.cluster == "local" else f"`{c.cluster}`"
+        workers = f" of {c.workers} worker(s)" if c.workers is not None else ""
+        facts.append(f"campaign: {c.budget_seconds:g}s on {on}{workers}, {c.task_examples} examples a task"
+                     + (f", profile {g.profile}, base seed {g.seed}" if g is not None else ""))
+    elif head is not None and head.generation is not None:
         g = head.generation
         facts.append(f"generated: profile {g.profile}, seed {g.seed}, {g.max_examples} per surface")
     if head is not None and head.expectations:

@@ -131,6 +131,16 @@ class CombinedPart(_Model):
     generation: Generation | None = None
 
 
+class CampaignInfo(_Model):
+    """What a campaign asked for, written before its first task runs."""
+
+    budget_seconds: float = Field(description="The wall-clock time during which tasks were submitted.")
+    task_examples: int = Field(description="Examples each task draws.")
+    cluster: str = Field(description="'local' (an embedded cluster of worker processes) or the scheduler's address.")
+    workers: int | None = Field(default=None, description="The cluster's worker processes when the campaign began.")
+    example_database: str | None = Field(default=None, description="Where findings were saved and replayed from.")
+
+
 class Header(_Line):
     type: Literal["header"] = "header"
     report_version: int = REPORT_VERSION
@@ -149,6 +159,7 @@ class Header(_Line):
     shard: ShardInfo | None = None
     case_globs: list[str] | None = Field(default=None, description="The --case globs that selected the cases, if any.")
     combined: list[CombinedPart] | None = Field(default=None, description="The shards a combined report merges.")
+    campaign: CampaignInfo | None = Field(default=None, description="Set when a campaign wrote the report.")
     python: str
     argv: list[str]
     started_at: str

@@ -36,6 +36,7 @@ from conformance.connection.protocol import PROTOCOL_VERSION
 from conformance.core.compare import COMPARATOR_VERSION
 from conformance.core.outcomes import Outcome, ProtocolError
 from conformance.report.model import (
+    CampaignInfo,
     CandidateLine,
     CaseLine,
     Footer,
@@ -57,12 +58,14 @@ def new_header(
     *, oracle: Party, candidate: Party, nan_policy: str, surfaces: list[str], cases_root: str,
     argv: list[str] | None = None, generation: Generation | None = None, expectations: str | None = None,
     resumed: list[ResumedRun] | None = None, shard: ShardInfo | None = None, case_globs: list[str] | None = None,
+    campaign: CampaignInfo | None = None,
 ) -> Header:
     return Header(
         suite=SUITE, suite_version=__version__, protocol=PROTOCOL_VERSION, comparator=COMPARATOR_VERSION,
         nan_policy=nan_policy, oracle=oracle, candidate=candidate, surfaces=surfaces, cases_root=cases_root,
         generation=generation, expectations=expectations, resumed=resumed, shard=shard, case_globs=case_globs,
-        python=platform.python_version(), argv=argv if argv is not None else sys.argv, started_at=now(),
+        campaign=campaign, python=platform.python_version(), argv=argv if argv is not None else sys.argv,
+        started_at=now(),
     )
 
 

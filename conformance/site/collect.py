@@ -187,7 +187,8 @@ def _facts(run: Run) -> ReportFacts:
         profile=generation.profile if generation is not None else None,
         seed=generation.seed if generation is not None else None, started_at=head.started_at,
         finished=run.report.finished, truncated=run.report.truncated, conforms=tally.conforms,
-        expectations=head.expectations)
+        expectations=head.expectations,
+        campaign=f"a campaign of {head.campaign.budget_seconds:g}s" if head.campaign is not None else None)
 
 
 def _labels(run: Run) -> tuple[str, str]:

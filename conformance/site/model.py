@@ -105,10 +105,12 @@ class ReportFacts:
     truncated: bool
     conforms: bool
     expectations: str | None
+    campaign: str | None = None  # "a campaign of 600s", when a campaign wrote the report
 
     @property
     def generation(self) -> str:
-        return f"profile {self.profile}, seed {self.seed}" if self.profile is not None else "cases only"
+        drawn = f"profile {self.profile}, seed {self.seed}" if self.profile is not None else "cases only"
+        return f"{self.campaign}: {drawn}" if self.campaign is not None else drawn
 
     @property
     def verdict(self) -> Status:

@@ -149,6 +149,25 @@ def test_a_surfaces_generated_item_reruns_alone_by_its_node_id(pytester):
     assert _run(pytester, "cases/reward.parse", "--conformance-no-generate").parseoutcomes().get("skipped") is None
 
 
+def test_node_ids_copied_together_rerun_those_items_alone_beside_a_generated_item(pytester):
+    # A failing run's node ids, copied as its summary prints them: a generated item and cases of its own folder.
+    _copy(pytester, PRECEDENCE, "pass_at_k/k_values.yaml")
+    first = _ran(_run(pytester, "cases"))
+    failed = sorted(node for node, outcome in first.items() if outcome == "FAILED")
+    assert failed and len(failed) < len(first) - 1
+    chosen = {"cases/reward.parse::generated", *failed}
+    assert _collected(pytester, *sorted(chosen)) == chosen
+    assert _ran(_run(pytester, *sorted(chosen))) == {**dict.fromkeys(failed, "FAILED"),
+                                                     "cases/reward.parse::generated": "SKIPPED"}
+    # A whole file beside it: the file's cases; the folder itself, or one above it: everything.
+    whole_file = _collected(pytester, "cases/reward.parse::generated", f"cases/{PRECEDENCE}")
+    assert whole_file == _node_ids(PRECEDENCE, _case_ids(CASES / PRECEDENCE)) | {"cases/reward.parse::generated"}
+    for whole in ("cases/reward.parse", "cases"):
+        assert _collected(pytester, "cases/reward.parse::generated", failed[0], whole) >= whole_file
+    # Another surface's generated item keeps its folder's cases out.
+    assert _collected(pytester, "cases/pass_at_k::generated", failed[0]) == {"cases/pass_at_k::generated", failed[0]}
+
+
 def test_tags_and_surfaces_are_registered_markers_and_keywords(pytester):
     _copy(pytester, PRECEDENCE, "pass_at_k/eligibility.yaml")
     precedence, eligibility = CASES / PRECEDENCE, CASES / "pass_at_k/eligibility.yaml"

@@ -1,13 +1,14 @@
 """The collection tree: a surface's folder, its case files and their cases, and its generated inputs.
 
-    cases/reward.parse                          SurfaceFolder  (a folder named after a surface)
-    cases/reward.parse/unicode.yaml             CaseFile
-    cases/reward.parse/unicode.yaml::bom-utf8   CaseItem       (named by the slug of reward.parse::bom-utf8)
-    cases/reward.parse::generated               GeneratedItem  (the surface's generator)
+    cases/reward.parse                              SurfaceFolder  (a folder named after a surface)
+    cases/reward.parse/unicode.yaml                 CaseFile
+    cases/reward.parse/unicode.yaml::txt-bom-only   CaseItem       (named by the slug of reward.parse::txt-bom-only)
+    cases/reward.parse::generated                   GeneratedItem  (the surface's generator)
 
 No name holds ``::``, so every node id reruns as it is printed. pytest takes
 no ``::`` part after a folder: an argument ``FOLDER::generated`` is given to
-pytest as the folder, which then yields its generated item alone
+pytest as the folder, which then yields its generated item alone, and the
+case files and cases that other arguments name inside it
 (:func:`generated_only`).
 """
 
@@ -29,19 +30,23 @@ if TYPE_CHECKING:
     from conformance.report.model import CaseLine, GeneratedLine
 
 GENERATED = "generated"  # the name of a surface's generated item
-_GENERATED_ONLY = pytest.StashKey[frozenset[Path]]()
+# A folder asked for as FOLDER::generated -> what other arguments name inside it: (path, case name or None).
+_GENERATED_ONLY = pytest.StashKey[dict[Path, frozenset[tuple[Path, str | None]]]]()
 
 
-def generated_only(config: pytest.Config, surface_names: Iterable[str]) -> frozenset[Path]:
+def generated_only(config: pytest.Config, surface_names: Iterable[str]
+                   ) -> dict[Path, frozenset[tuple[Path, str | None]]]:
     """The folders asked for as ``FOLDER::generated``, each argument changed to the folder.
 
-    Such a folder yields its generated item alone, unless another argument
-    asks for the folder, a folder above it or a file in it (pytest then
-    collects the whole folder for both).
+    Such a folder yields its generated item, and of its case files only those
+    that other arguments name (``FILE`` or ``FILE::CASE``, as a failing run's
+    node ids are copied) with the cases they name: the value. A folder that
+    another argument asks for whole (itself, or a folder above it) yields
+    everything and is left out.
     """
     here, names = config.invocation_params.dir, set(surface_names)
     asked: set[Path] = set()
-    plain: list[Path] = []
+    plain: list[tuple[Path, str | None]] = []
     for index, arg in enumerate(config.args):
         part, _, rest = arg.partition("::")
         path = Path(os.path.abspath(here / part))
@@ -49,8 +54,18 @@ def generated_only(config: pytest.Config, surface_names: Iterable[str]) -> froze
             config.args[index] = part
             asked.add(path)
         else:
-            plain.append(path)
-    return frozenset(f for f in asked if not any(f.is_relative_to(p) or p.is_relative_to(f) for p in plain))
+            plain.append((path, rest.partition("::")[0] or None))
+    return {folder: frozenset((path, name) for path, name in plain if path.is_relative_to(folder))
+            for folder in asked if not any(folder.is_relative_to(path) for path, _ in plain)}
+
+
+def _selection(node: pytest.Collector) -> frozenset[tuple[Path, str | None]] | None:
+    """What the arguments name inside the generated-only folder ``node`` is or is in; None: no such folder."""
+    selections = node.config.stash[_GENERATED_ONLY]
+    for parent in node.listchain():
+        if isinstance(parent, SurfaceFolder) and parent.path in selections:
+            return selections[parent.path]
+    return None
 
 
 # -- hooks: this module is registered as a plugin while the plugin is on -------------------
@@ -94,9 +109,12 @@ class SurfaceFolder(pytest.Directory):
         suite = self.config.stash[SUITE]
         ihook = self.ihook
         # As pytest.Dir collects (it is final): entries sorted by name, ignored paths left out.
-        if suite.settings.cases and self.path not in self.config.stash[_GENERATED_ONLY]:
+        selection = _selection(self)
+        if suite.settings.cases:
             for entry in sorted(os.scandir(self.path), key=lambda e: e.name):
                 path = Path(entry.path)
+                if selection is not None and not any(named.is_relative_to(path) for named, _ in selection):
+                    continue  # FOLDER::generated, and no argument names this entry
                 if entry.is_dir():
                     if (not self.session.isinitpath(path, with_parents=True)
                             and ihook.pytest_ignore_collect(collection_path=path, config=self.config)):
@@ -120,8 +138,17 @@ class CaseFile(pytest.File):
         loaded, errors = case_corpus.load_file(self.path)
         if errors:
             raise case_corpus.CorpusError(errors)
+        # FOLDER::generated beside FILE::CASE: the cases named, unless an argument names the file (or a folder
+        # above it) whole.
+        selection, named = _selection(self), None
+        if selection is not None and not any(path == self.path and name is None
+                                             or path != self.path and self.path.is_relative_to(path)
+                                             for path, name in selection):
+            named = {name for path, name in selection if path == self.path}
         for case in loaded:
-            yield CaseItem.from_parent(self, name=case.id.split("::", 1)[1], loaded=case)
+            slug = case.id.split("::", 1)[1]
+            if named is None or slug in named:
+                yield CaseItem.from_parent(self, name=slug, loaded=case)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: TracebackStyle | None = None) -> str | TerminalRepr:

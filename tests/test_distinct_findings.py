@@ -269,3 +269,25 @@ def test_generated_findings_hold_no_redundant_duplicate_key(live_oracle):
                                profile=CI, seed=1)
     files = [r.decoded_input["reward_json"] for r in result.findings if "reward_json" in r.decoded_input]
     assert files and all(list(simplify.removals(data)) == [] for data in files), files
+
+
+def test_every_stored_finding_of_one_kind_replays_and_one_fixed_is_forgotten(live_oracle, tmp_path):
+    """Hypothesis replays one failure per exception type, one type per kind: the findings' own inputs, kept in the
+    database beside its examples, bring back each finding of a kind, on any seed and a budget of one input."""
+    from conformance.run.examples import open_database, stored_findings
+
+    database = open_database(tmp_path / "examples")
+    wrong = "tests.test_distinct_findings:txt_and_json_ints"
+    first = generate.generate("reward.parse", connect(wrong), live_oracle, profile=CI, seed=CI.fixed_seed,
+                              database=database)
+    types = sorted(record.id for record in _findings_by_kind(first)[("fail", "type")])
+    assert len(types) >= 2
+    assert len(stored_findings(database, "reward.parse")) == len(first.findings)
+
+    again = generate.generate("reward.parse", connect(wrong), live_oracle, profile=CI, seed=12345, max_examples=1,
+                              database=database)
+    assert sorted(record.id for record in _findings_by_kind(again)[("fail", "type")]) == types
+
+    fixed = generate.generate("reward.parse", connect("reference"), live_oracle, profile=CI, seed=12345,
+                              max_examples=1, database=database)
+    assert fixed.conforms and stored_findings(database, "reward.parse") == []

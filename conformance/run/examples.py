@@ -10,16 +10,26 @@ diverges is dropped from it.
 Each surface's examples are kept under a key of its own: the generator's
 property function is the same for every surface, so Hypothesis's own key (a
 digest of that function) would mix them.
+
+Hypothesis replays its saved examples but keeps one failure per exception
+type, and a generator raises one type per kind of divergence: several
+findings of one kind (told apart by their shapes) would come back as one.
+So each finding's input is also kept as itself, in its wire form, under the
+surface's ``findings`` key, and replayed input by input before anything is
+drawn (:func:`stored_findings`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 from conformance.errors import UsageError
+from conformance.kit import wire
 
 REDIS = "redis://"
 
@@ -71,3 +81,33 @@ class SurfaceDatabase(ExampleDatabase):
 
     def __repr__(self) -> str:
         return f"SurfaceDatabase({self.inner!r}, {self.prefix!r}, keep={self.keep})"
+
+
+def _findings_key(surface: str) -> bytes:
+    return surface.encode() + b":findings"
+
+
+def _stored(value: Any) -> bytes:
+    return json.dumps(wire.encode(value), separators=(",", ":"), sort_keys=True).encode()
+
+
+def save_finding(database: ExampleDatabase, surface: str, value: Any) -> None:
+    """Keep a finding's input, to be replayed by every later run against the database."""
+    database.save(_findings_key(surface), _stored(value))
+
+
+def forget_finding(database: ExampleDatabase, surface: str, value: Any) -> None:
+    """An input the candidate now conforms on: dropped, as Hypothesis drops a saved example that no longer fails."""
+    database.delete(_findings_key(surface), _stored(value))
+
+
+def stored_findings(database: ExampleDatabase, surface: str) -> list[Any]:
+    """The inputs of the surface's findings the database holds, in a fixed order (whoever saved them, however
+    many machines share it); an entry that is not a wire value (written by something else) is passed over."""
+    values = []
+    for raw in sorted(database.fetch(_findings_key(surface))):
+        try:
+            values.append(wire.decode(json.loads(raw)))
+        except (ValueError, TypeError, RecursionError):  # WireError is a ValueError
+            continue
+    return values

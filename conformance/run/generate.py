@@ -232,6 +232,20 @@ def generate(
     result = GenerationResult(surface_name, profile.name, seed, budget)
     found: dict[tuple[str, ...], list[tuple[shapes.Shape, CaseLine]]] = {}
     made: dict[tuple[str, ...], int] = {}  # findings made of each kind, dropped ones included
+
+    def keep(kind: tuple[str, ...], shape: shapes.Shape, record: CaseLine) -> None:
+        kept = [(other, earlier) for other, earlier in found.get(kind, []) if not shapes.covers(other, shape)]
+        found[kind] = [*kept, (shape, record)]
+        made[kind] = made.get(kind, 0) + 1
+
+    if database is not None:
+        for kind, shape, record in _replayed(surface_name, candidate, oracle, policy, database, result, on_input):
+            limited = sum(made.values()) >= FINDINGS_PER_SURFACE or made.get(kind, 0) >= kind_limit(kind)
+            if not limited and not any(shapes.covers(shape, seen) for seen, _ in found.get(kind, [])):
+                keep(kind, shape, record)
+        if first_only and found:
+            result.findings = [found[min(found)][0][1]]
+            return result
     used, round_number = 0, 0
     while (used < budget and result.error is None and sum(made.values()) < FINDINGS_PER_SURFACE
            and result.inputs_run < WORK_PER_EXAMPLE * budget):
@@ -249,15 +263,46 @@ def generate(
                 break
             shape, record = new[kind]
             record = _simplified(record, kind, shape, candidate, oracle, policy, result, on_input)
-            kept = [(other, earlier) for other, earlier in found.get(kind, []) if not shapes.covers(other, shape)]
-            found[kind] = [*kept, (shape, record)]
-            made[kind] = made.get(kind, 0) + 1
+            keep(kind, shape, record)
+            if database is not None:
+                from conformance.run.examples import save_finding
+
+                save_finding(database, surface_name, record.decoded_input)
         used += drawn
         round_number += 1
         if not new:
             break
     result.findings = [record for kind in sorted(found) for _, record in found[kind]]
     return result
+
+
+def _replayed(
+    surface_name: str, candidate: Connection, oracle: Oracle, policy: NanPolicy | None, database: ExampleDatabase,
+    result: GenerationResult, on_input: Callable[[str], None],
+) -> list[tuple[tuple[str, ...], shapes.Shape, CaseLine]]:
+    """The stored findings the candidate still diverges on, each with its kind and shape, run again input by
+    input; one it now conforms on is forgotten, one it does not claim or the suite leaves out is passed over."""
+    from conformance.run.examples import forget_finding, stored_findings
+
+    claimed = candidate.implementation.scope if candidate.implementation is not None else None
+    still: list[tuple[tuple[str, ...], shapes.Shape, CaseLine]] = []
+    for value in stored_findings(database, surface_name):
+        if not scope.claims(claimed, surface_name, value) or not scope.in_scope(value):
+            continue
+        result.inputs_run += 1
+        record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
+        on_input(surface_name)
+        if record.outcome is Outcome.BROKEN:
+            break  # the first round says so, as for any input
+        if record.outcome is Outcome.PASS:
+            forget_finding(database, surface_name, value)
+        elif record.outcome is Outcome.SKIP:
+            result.skipped += 1
+            result.skip_reason = result.skip_reason or record.detail or "skipped"
+        else:
+            shape = shapes.shape_of(surface_name, value)
+            still.append((kind_of(record), shape, _as_finding(record, surface_name, value)))
+    return still
 
 
 def _as_finding(record: CaseLine, surface_name: str, value: Any) -> CaseLine:

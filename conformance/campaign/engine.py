@@ -8,8 +8,8 @@ cannot start is a usage error before any worker tries it. The campaign's
 worker plugin (:mod:`conformance.campaign.tasks`) carries what to connect to.
 
 As many tasks are kept in flight as the cluster has worker threads; each
-one that ends is merged into the report (``as_completed``) and another takes
-its place, until the budget is spent. Tasks under way then are waited for
+one that ends is merged into the report and another takes its place, until
+the budget is spent. Tasks under way then are waited for
 (a slice of examples each), so what they found is kept. However the
 campaign ends, the plugin is unregistered, which closes every worker's
 oracle and candidate, and a local cluster is shut down.
@@ -181,23 +181,33 @@ class _Tasks:
 
     def __init__(self, client: Client, plan: Plan, plugin: str, report: CampaignReport, log: Callable[[str], None],
                  on_finding: Callable[[CaseLine], None]) -> None:
-        from distributed import as_completed
-
         self.client, self.plan, self.plugin, self.report = client, plan, plugin, report
         self.log, self.on_finding = log, on_finding
         self.todo = plan.tasks()
         self.in_flight: dict[Future[TaskResult], Task] = {}
-        self.ended = as_completed()
         self.started = self.heartbeat = time.monotonic()
         self.deadline = self.started + plan.budget
         self.failed = self.inputs = 0  # failed: consecutive tasks that raised
         self.by_worker: Counter[str] = Counter()
 
     def run(self) -> None:
+        """Tasks taken as they end; woken at each heartbeat and at the deadline too, so both are said on time
+        however long a task runs."""
+        from distributed import TimeoutError as Waited
+        from distributed import wait
+
         spent = False
         self.submit()
-        for future in self.ended:
-            self.take(future, self.in_flight.pop(future))
+        while self.in_flight:
+            now = time.monotonic()
+            wake = self.heartbeat + HEARTBEAT_SECONDS if spent else min(self.heartbeat + HEARTBEAT_SECONDS,
+                                                                        self.deadline)
+            try:
+                ended = wait(list(self.in_flight), timeout=max(0.05, wake - now), return_when="FIRST_COMPLETED").done
+            except (Waited, TimeoutError):
+                ended = set()
+            for future in ended:
+                self.take(future, self.in_flight.pop(future))
             now = time.monotonic()
             if now - self.heartbeat >= HEARTBEAT_SECONDS:
                 self.heartbeat = now
@@ -218,7 +228,6 @@ class _Tasks:
             future = self.client.submit(run_task, task, self.plugin, key=f"{task.surface}-{task.number}-{self.plugin}",
                                         pure=False)
             self.in_flight[future] = task
-            self.ended.add(future)
 
     def take(self, future: Future[TaskResult], task: Task) -> None:
         try:

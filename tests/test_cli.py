@@ -150,3 +150,30 @@ def test_a_report_keeps_each_sides_exception_message_and_a_failing_cases_input(t
     assert all("input" in line for line in failing)
     assert all(line["candidate"]["message"].startswith("Reward file is empty") for line in failing)
     assert not any("input" in line for line in lines if line["outcome"] == "pass")
+
+
+def test_tables_written_to_a_log_are_not_cut_to_eighty_columns(tmp_path):
+    """Written to no terminal (a CI log), a table keeps its headings and cells whole where 80 columns would cut
+    them; COLUMNS, when set, still decides."""
+    import os
+
+    from tests.report_lines import footer_line, header_line
+
+    seeds = [4043979850, 3688760769, 2421669724, 2215188691]
+    generated = {"type": "generated", "surface": "multi_step.reward", "profile": "explore", "seed": seeds,
+                 "max_examples": 400, "inputs_run": 123456, "divergences": []}
+    report = tmp_path / "campaign.jsonl"
+    report.write_text("".join(json.dumps(line) + "\n" for line in (
+        header_line(surfaces=["multi_step.reward"]), generated, footer_line(conforms=True))))
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+
+    def summary(**extra: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "conformance", "summary", str(report)], capture_output=True,
+                              text=True, env={**env, **extra}, timeout=120)
+        return done.stdout + done.stderr
+
+    text = summary()
+    (heading,) = [line for line in text.splitlines() if "surface" in line and "seed" in line]
+    assert "inputs run" in heading and "divergences" in heading and "…" not in heading, text
+    assert "multi_step.reward" in text and "123456" in text and "4043979850, 3688760769, 2421669724, …" in text
+    assert "inputs run" not in summary(COLUMNS="60")  # a narrow terminal asked for: Rich fits the table to it

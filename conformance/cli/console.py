@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,8 +25,20 @@ from conformance.report.model import CaseLine, result_text
 from conformance.report.problems import Problems
 from conformance.report.writer import Tally
 
-console = Console(stderr=True, soft_wrap=True)
-out = Console(soft_wrap=True)
+# Rich lays out for 80 columns when it writes to no terminal: a CI log's tables would be cut to fit. Unless
+# COLUMNS says otherwise, such output gets this width.
+LOG_WIDTH = 120
+
+
+def _console(*, stderr: bool) -> Console:
+    made = Console(stderr=stderr, soft_wrap=True)
+    if not made.is_terminal and "COLUMNS" not in os.environ:
+        made.width = max(made.width, LOG_WIDTH)
+    return made
+
+
+console = _console(stderr=True)
+out = _console(stderr=False)
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -123,7 +123,10 @@ def campaign(session: nox.Session) -> None:
     `-- --scheduler tcp://HOST:8786` for a running cluster (see docs/campaigns.md).
     """
     session.install("-e", ".[campaign]")
-    session.run("conformance", "campaign", "--candidate", "reference", "--budget", "2m", *session.posargs)
+    given = set(session.posargs)
+    defaults = [*([] if given & {"--candidate", "-c"} else ["--candidate", "reference"]),
+                *([] if "--budget" in given else ["--budget", "2m"])]
+    session.run("conformance", "campaign", *defaults, *session.posargs)
 
 
 @nox.session(name="explore-sharded")

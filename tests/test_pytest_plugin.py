@@ -205,6 +205,7 @@ def test_a_tag_never_takes_the_name_of_another_plugins_marker(pytester):
      "known.yaml:2: [reward.parse::both-json-null] divergences.0.reason"),
     (["--conformance-candidate", "reference", "--conformance-no-cases", "--conformance-no-generate"],
      "leave nothing to run"),
+    (["--conformance-profile", "ci"], "--conformance-profile given without --conformance-candidate"),
 ])
 def test_a_run_that_cannot_start_as_asked_is_a_short_usage_error(pytester, args, said):
     _copy(pytester, PRECEDENCE)
@@ -214,6 +215,15 @@ def test_a_run_that_cannot_start_as_asked_is_a_short_usage_error(pytester, args,
     assert said in result.stderr.str()
     assert len(result.outlines) + len(result.errlines) < 10
     assert not re.search(r"passed|failed|skipped", result.stdout.str())
+
+
+def test_settings_in_an_ini_file_leave_a_run_without_a_candidate_alone(pytester):
+    pytester.makeini("[pytest]\nconformance_oracle = recorded\nconformance_profile = ci\n")
+    pytester.makepyfile(test_own="def test_own():\n    pass\n")
+    _copy(pytester, PRECEDENCE)
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.OK
+    result.assert_outcomes(passed=1)  # the project's own test, and no case
 
 
 def test_settings_from_the_ini_file(pytester):

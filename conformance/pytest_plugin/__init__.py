@@ -25,6 +25,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(trylast=True)  # after other plugins have declared their markers: a tag never takes one's name
 def pytest_configure(config: pytest.Config) -> None:
     if options.candidate_text(config) is None:
+        if stray := options.on_the_command_line(config):  # a forgotten candidate: say so, rather than run nothing
+            raise pytest.UsageError(f"{', '.join(stray)} given without --conformance-candidate, without which the "
+                                    "plugin collects nothing: add --conformance-candidate SPEC (see docs/pytest.md)")
         return
     from conformance.pytest_plugin import items
     from conformance.pytest_plugin.session import SUITE, Conformance

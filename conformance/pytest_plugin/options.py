@@ -94,6 +94,11 @@ def candidate_text(config: pytest.Config) -> str | None:
     return text
 
 
+def on_the_command_line(config: pytest.Config) -> list[str]:
+    """The plugin's options given on the command line (not in an ini file), the candidate aside."""
+    return [option.flag for option in OPTIONS if option.name != "candidate" and config.getoption(option.dest)]
+
+
 def given(config: pytest.Config, name: str) -> str | bool | None:
     """The option's value as given: the command line's, else the ini file's (a path made absolute), else None."""
     option = _BY_NAME[name]

@@ -176,4 +176,5 @@ def test_tables_written_to_a_log_are_not_cut_to_eighty_columns(tmp_path):
     (heading,) = [line for line in text.splitlines() if "surface" in line and "seed" in line]
     assert "inputs run" in heading and "divergences" in heading and "…" not in heading, text
     assert "multi_step.reward" in text and "123456" in text and "4043979850, 3688760769, 2421669724, …" in text
+    assert text.splitlines()[-1] == f"cand: conforms (0 generated divergence(s)); report: {report}"  # as certify ends
     assert "inputs run" not in summary(COLUMNS="60")  # a narrow terminal asked for: Rich fits the table to it

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from conformance.cli import options as opt
-from conformance.cli.console import fail, out, print_problems, print_tables, stdout_for_data
+from conformance.cli.console import fail, out, print_problems, print_tables, print_verdict, stdout_for_data
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.promote import promote as promote_findings
 from conformance.report import diff as report_diff
@@ -38,6 +38,7 @@ def summary(
         if data.footer is None:
             out.print("[yellow]the report has no footer: the run did not finish[/yellow] (the same `certify` "
                       f"command with `--resume --report {escape(str(report))}` goes on from it)")
+        print_verdict(data.candidate_spec, tally, tally.conforms and data.footer is not None, report)
         outputs.write(report, data)
     raise typer.Exit(0 if tally.conforms and data.footer is not None else 1)
 

@@ -59,12 +59,7 @@ from conformance.run.runner import Input, Oracle, run_inputs
 
 ORACLE = DEFAULT_ORACLE
 EXEC_REFERENCE = f"exec:{sys.executable} -m conformance.reference"
-BENCH_SURFACES = ("reward.parse", "metric.compute", "pass_at_k", "reason.normalize", "evsys.metric")
-TARGETS = {  # what the figures should show on a 2-core machine
-    "metric.compute exec inputs/s": 10_000,
-    "pass_at_k exec inputs/s": 10_000,
-    "reward.parse exec / raw": 0.5,
-    "wire / plain JSON": 2.0,
+TARGETS = {  # what the figures should show on a 2-core machine; a surface's own are in its declaration's `bench`
     "run / slower side": 1.3,
     "warm certify s": 60,
     "warm ÷ cached certify": 5,
@@ -73,6 +68,15 @@ TARGETS = {  # what the figures should show on a 2-core machine
     "harness MB": 300,
     "offline tests s": 45,  # "well under a minute"
     "tests s": 120,
+}
+
+
+# The figures a surface's declaration may set a target for (Bench.targets): where each is kept among a surface's
+# figures, whether lower is better, and what the line says besides.
+SURFACE_FIGURES = {
+    "exec inputs/s": ("exec_recorded", False, " (recorded oracle)"),
+    "exec / raw": ("exec_over_raw", False, ""),
+    "wire / plain JSON": ("wire_over_plain", True, ""),
 }
 
 
@@ -108,7 +112,7 @@ def bench_corpus(surface: str, count: int, seed: int = 0) -> list[Any]:
 
 def corpus_for(surface: str, count: int) -> tuple[str, list[Input]]:
     """The inputs a surface is measured on: many generated ones for the cheap surfaces, else its cases."""
-    if surface in BENCH_SURFACES and count:
+    if surfaces.get(surface).bench.generated and count:
         values = bench_corpus(surface, count)
         return f"{len(values)} generated", [Input(f"{surface}::bench-{i}", surface, v) for i, v in enumerate(values)]
     loaded, _ = case_corpus.check_corpus(case_corpus.default_root())
@@ -200,12 +204,12 @@ def through_runner(inputs: list[Input], candidate: Connection, oracle: Oracle) -
 RAW_LOOP = r"""
 import importlib.util, json, sys, tempfile, time
 from pathlib import Path
-adapter_path, kit_dir, inputs_path, surface = sys.argv[1:5]
-sys.argv = [adapter_path, kit_dir]
+adapter_path, kit_dir, inputs_path, surface, *folders = sys.argv[1:]
+sys.argv = [adapter_path, kit_dir, *folders]
 spec = importlib.util.spec_from_file_location("harbor_adapter", adapter_path)
 adapter = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(adapter)
-oracle = adapter.build(Path(tempfile.mkdtemp()))
+oracle = adapter.build(Path(tempfile.mkdtemp()), adapter.surface_folders(folders))
 handler = oracle.handlers[surface]
 values = [adapter.conformance_kit.wire.decode(v) for v in json.loads(Path(inputs_path).read_text())]
 for value in values[:5]:  # first calls import and set up what later calls reuse: not part of the rate
@@ -240,14 +244,15 @@ def record(inputs: list[Input], oracle: Oracle) -> list[Input]:
 
 def raw_rate(surface: str, inputs: list[Input]) -> float:
     """harbor's functions (as the oracle adapter calls them) in a loop in the oracle's interpreter."""
-    from conformance.connection.harbor import adapter_path, harbor_argv, kit_dir
+    from conformance.connection.harbor import adapter_path, harbor_argv, kit_dir, surface_arguments
 
     python = harbor_argv(ORACLE_RELEASE)[0]
     adapter, kit = str(adapter_path()), str(kit_dir())
     with tempfile.TemporaryDirectory() as folder:
         data = Path(folder) / "inputs.json"
         data.write_text(json.dumps([wire.encode(i.value) for i in inputs]))
-        out = subprocess.run([python, "-I", "-X", "utf8", "-c", RAW_LOOP, adapter, kit, str(data), surface],
+        out = subprocess.run([python, "-I", "-X", "utf8", "-c", RAW_LOOP, adapter, kit, str(data), surface,
+                              *surface_arguments()],
                              capture_output=True, text=True, check=True, cwd=folder)
     return float(out.stdout.strip().splitlines()[-1])
 
@@ -426,17 +431,11 @@ def table(results: Results) -> str:
 
 def _against_targets(results: Results) -> Iterator[tuple[str, float, float, bool]]:
     rates, runs = results.rates, results.runs
-    for surface in ("metric.compute", "pass_at_k"):
-        if surface in rates:
-            yield (f"{surface} exec inputs/s (recorded oracle)", TARGETS[f"{surface} exec inputs/s"],
-                   rates[surface]["exec_recorded"], False)
-    if "reward.parse" in rates:
-        yield ("reward.parse exec / raw", TARGETS["reward.parse exec / raw"], rates["reward.parse"]["exec_over_raw"],
-               False)
-    for surface in ("metric.compute", "pass_at_k"):
-        if "wire_over_plain" in rates.get(surface, {}):
-            yield (f"{surface} wire / plain JSON", TARGETS["wire / plain JSON"], rates[surface]["wire_over_plain"],
-                   True)
+    for surface, figures in rates.items():
+        for figure, target in surfaces.get(surface).bench.targets.items():
+            key, lower_is_better, note = SURFACE_FIGURES[figure]
+            if key in figures:
+                yield f"{surface} {figure}{note}", target, figures[key], lower_is_better
     for surface, figures in rates.items():
         if "run_over_slower" in figures:
             yield f"{surface} run / slower side", TARGETS["run / slower side"], figures["run_over_slower"], True

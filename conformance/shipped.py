@@ -10,17 +10,11 @@ files.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
-from types import ModuleType
 
 from conformance.errors import UsageError
-
-# The Python name the oracle folder's modules are loaded under in the harness's process.
-ORACLE_PACKAGE = "conformance_oracles"
 
 
 class Shipped(StrEnum):
@@ -43,23 +37,3 @@ def folder(which: Shipped) -> Path:
 def oracle_file(*parts: str) -> Path:
     """A file of the oracle folder (an adapter, a lock, an expectation file)."""
     return folder(Shipped.ORACLES).joinpath(*parts)
-
-
-def oracle_module(name: str) -> ModuleType:
-    """A module of the oracle folder, loaded by path once (the folder is no importable package in a wheel)."""
-    qualified = f"{ORACLE_PACKAGE}.{name}"
-    if qualified in sys.modules:
-        return sys.modules[qualified]
-    path = oracle_file(f"{name}.py")
-    spec = importlib.util.spec_from_file_location(qualified, path)
-    if spec is None or spec.loader is None or not path.is_file():
-        raise ImportError(f"the oracle folder has no module {name!r} ({path})")
-    module = importlib.util.module_from_spec(spec)
-    # Registered before it runs: dataclasses and pickling look their module up by name.
-    sys.modules[qualified] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[qualified]
-        raise
-    return module

@@ -3,18 +3,22 @@
 Runs inside a cached virtualenv holding one harbor release (see
 ``conformance.oracle.environments``), started as
 
-    <venv>/bin/python -I -X utf8 harbor_adapter.py <path to the candidate kit, conformance/kit>
+    <venv>/bin/python -I -X utf8 harbor_adapter.py <the candidate kit's folder> NAME=FOLDER...
 
 or, to measure which of harbor's lines it runs (``conformance.oracle.coverage``),
 in a second environment that also has coverage.py, as
-``python -I -X utf8 -m coverage run --branch ... harbor_adapter.py <path>``.
+``python -I -X utf8 -m coverage run --branch ... harbor_adapter.py <same arguments>``.
+
+Each ``NAME=FOLDER`` is a surface and its folder: the folder's ``harbor.py``
+is loaded by path and its ``serve(context)`` returns the handler for that
+surface (see :class:`Context`). The adapter itself knows no surface.
 
 It serves through the suite's own candidate kit (``conformance/kit/``,
 standard library only, loaded by path so nothing else of the harness enters
 harbor's environment): the oracle is just another
-candidate. Nothing of harbor is re-implemented here: each surface builds
-harbor's own objects and calls harbor's own functions; an exception harbor
-raises is the output (``raised``), never a failure of the adapter.
+candidate. Nothing of harbor is re-implemented on this side: each surface
+builds harbor's own objects and calls harbor's own functions; an exception
+harbor raises is the output (``raised``), never a failure of the adapter.
 
 The same adapter serves every harbor release the upgrade gate runs
 (``harbor==VERSION``, 0.13.0 to 0.25.0). Where a later release needs
@@ -31,7 +35,7 @@ runs each against the releases that need it):
   their mounted folders, as a bind mount would (``remove_mounted`` in
   harbor_job.py), and reward.parse's reward files are written when the
   test script runs, not before ``verify()``, as a real test script writes
-  them (``_Sandbox`` below);
+  them (``_Sandbox`` in its folder's harbor.py);
 * from 0.25.0, a trial hook event's ``trial_id`` is the trial's UUID: a
   cancelled job's trials are found by ``event.config.trial_name``, which
   every release has (harbor_job.py).
@@ -39,7 +43,6 @@ runs each against the releases that need it):
 
 from __future__ import annotations
 
-import asyncio
 import importlib.metadata
 import importlib.util
 import platform
@@ -48,21 +51,7 @@ import sys
 import tempfile
 import types
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
-
-from harbor.environments.base import ExecResult
-from harbor.metrics.factory import MetricFactory
-from harbor.models.metric.config import MetricConfig
-from harbor.models.task.config import TaskOS
-from harbor.models.task.task import Task
-from harbor.models.trial.config import TaskConfig as TrialTaskConfig
-from harbor.models.trial.config import TrialConfig
-from harbor.models.trial.paths import TrialPaths
-from harbor.models.trial.result import AgentInfo, ModelInfo, TrialResult
-from harbor.models.verifier.result import VerifierResult
-from harbor.utils.pass_at_k import compute_pass_at_k_by_evals
-from harbor.verifier.verifier import Verifier
 
 
 def _load_kit(kit_dir: str) -> types.ModuleType:
@@ -77,164 +66,66 @@ def _load_kit(kit_dir: str) -> types.ModuleType:
     return package
 
 
-conformance_kit = _load_kit(sys.argv[1])
-kit = conformance_kit.candidate
-
-
-def _load_sibling(name: str) -> types.ModuleType:
-    """A module beside this file (``-I`` keeps its folder off sys.path), under its plain name:
-    harbor imports the scripted environment class as ``harbor_job:ScriptedEnvironment``."""
-    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().with_name(f"{name}.py"))
+def _load_path(name: str, path: Path) -> types.ModuleType:
+    """The module at ``path`` under ``name`` (``-I`` keeps its folder off sys.path), registered in sys.modules
+    first: harbor imports the scripted environment class by name (``harbor_job:ScriptedEnvironment``)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None, path
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
 
-harbor_job = _load_sibling("harbor_job")
-agent_challenge = _load_sibling("agent_challenge")
-evsys_sdk = _load_sibling("evsys_sdk")
+conformance_kit = _load_kit(sys.argv[1])
+kit = conformance_kit.candidate
+harbor_job = _load_path("harbor_job", Path(__file__).resolve().with_name("harbor_job.py"))
 
 HARBOR_VERSION = importlib.metadata.version("harbor")
 
 
-class _Sandbox:
-    """The environment a Verifier talks to: a bind mount of the trial's verifier folder.
+class Context:
+    """What a surface's ``serve(context)`` is given: the kit, a folder of its own, the shared trial runner,
+    and the other surfaces' oracle-side modules."""
 
-    Running the test script leaves the request's reward files there; ``rm -f``
-    removes files there (harbor 0.25.0 on clears stale rewards so before the
-    tests run, and asks ``is_path_mounted`` before reading them on the host).
-    """
+    def __init__(self, name: str, folders: dict[str, Path], workdir: Path, shared: dict[str, Any]) -> None:
+        self.kit = kit
+        self.workdir = workdir / name
+        self._folders = folders
+        self._shared = shared
 
-    os = TaskOS.LINUX
-    capabilities = SimpleNamespace(mounted=True)
+    def runner(self) -> Any:
+        """The one harbor_job.TrialRunner every surface that runs real trials shares (one event loop)."""
+        if "runner" not in self._shared:
+            self._shared["runner"] = harbor_job.TrialRunner(self.workdir.parent / "trials")
+        return self._shared["runner"]
 
-    def __init__(self, paths: TrialPaths) -> None:
-        self.paths = paths
-        self.files: dict[str, Any] = {}
-        self.tests = str(harbor_job.EnvironmentPaths().tests_dir / "test.")
-
-    def _host_path(self, env_path: str) -> Path | None:
-        parent, _, name = env_path.rpartition("/")
-        return self.paths.verifier_dir / name if parent == str(harbor_job.EnvironmentPaths().verifier_dir) else None
-
-    async def exec(self, command: str, **_: Any) -> ExecResult:
-        harbor_job.remove_mounted(command, self._host_path)
-        if self.tests in command and not command.startswith("chmod "):
-            harbor_job.write_reward_files(self.paths, self.files, replace=False)
-        return ExecResult(stdout="", stderr="", return_code=0)
-
-    def is_path_mounted(self, environment_path: Any, host_path: Path) -> bool:
-        return True
-
-    async def upload_dir(self, source_dir: Any, target_dir: Any) -> None:
-        return None
+    def load(self, surface: str, module: str = "harbor") -> types.ModuleType:
+        """A module of a surface's folder (its ``harbor.py`` by default), loaded once."""
+        name = f"surface_{surface.replace('.', '_')}_{module}"
+        if name not in sys.modules:
+            _load_path(name, self._folders[surface] / f"{module}.py")
+        return sys.modules[name]
 
 
-class RewardParse:
-    """reward.parse through ``Verifier.verify()`` of a real Task and TrialPaths."""
-
-    def __init__(self, workdir: Path) -> None:
-        task_dir = workdir / "task"
-        (task_dir / "tests").mkdir(parents=True)
-        (task_dir / "task.toml").write_text('version = "1.0"\n')
-        (task_dir / "instruction.md").write_text("conformance\n")
-        (task_dir / "tests" / "test.sh").write_text("#!/bin/sh\n")
-        self.paths = TrialPaths(workdir / "trial")
-        self.paths.verifier_dir.mkdir(parents=True)
-        self.sandbox = _Sandbox(self.paths)
-        self.verifier = Verifier(task=Task(task_dir), trial_paths=self.paths, environment=self.sandbox)
-        self.loop = asyncio.new_event_loop()
-
-    def __call__(self, verifier_dir: dict[str, Any]) -> Any:
-        harbor_job.write_reward_files(self.paths, {})  # nothing left of the request before
-        self.sandbox.files = verifier_dir
-        try:
-            return self.loop.run_until_complete(self.verifier.verify()).rewards
-        except Exception as error:
-            # Messages name the reward files relative to the trial folder ("verifier/reward.txt"),
-            # as a candidate can: the oracle's own temporary path holds words ("reward.parse")
-            # that agent-challenge's reason-code rules match on.
-            if len(error.args) == 1 and isinstance(error.args[0], str):
-                error.args = (error.args[0].replace(f"{self.paths.trial_dir}/", ""),)
-            raise
+def surface_folders(arguments: list[str]) -> dict[str, Path]:
+    """``NAME=FOLDER`` arguments: each surface the oracle serves, and its folder."""
+    folders = {}
+    for argument in arguments:
+        name, _, folder = argument.partition("=")
+        folders[name] = Path(folder)
+    return folders
 
 
-def metric_compute(request: dict[str, Any]) -> Any:
-    if not kit.reads_files(request["metric"], request.get("scripts")):
-        return _metric(request)
-    # A uv-script metric's script_path resolves against the folder holding the request's scripts.
-    with kit.working_folder(request.get("scripts")):
-        return _metric(request)
-
-
-def _metric(request: dict[str, Any]) -> Any:
-    config = MetricConfig.model_validate(request["metric"])
-    metric = MetricFactory.create_metric(config.type, **config.kwargs)
-    return metric.compute(request["rewards"])
-
-
-def _trial_result(index: int, trial: dict[str, Any]) -> TrialResult:
-    model = trial.get("model")
-    rewards = trial.get("rewards")
-    return TrialResult(
-        task_name=trial["task_name"],
-        trial_name=f"trial-{index}",
-        trial_uri=f"file:///trials/trial-{index}",
-        task_id={"path": trial["task_name"]},
-        source=trial.get("source"),
-        task_checksum="0",
-        config=TrialConfig(task=TrialTaskConfig(path=Path(trial["task_name"]))),
-        agent_info=AgentInfo(
-            name=trial["agent"], version="1.0",
-            model_info=ModelInfo(name=model) if model is not None else None,
-        ),
-        verifier_result=VerifierResult(rewards=rewards) if rewards is not None else None,
-    )
-
-
-def pass_at_k(request: dict[str, Any]) -> Any:
-    results = [_trial_result(i, t) for i, t in enumerate(request["trials"])]
-    return compute_pass_at_k_by_evals(results)
-
-
-def reason_normalize(request: dict[str, Any]) -> dict[str, Any]:
-    value = request.get("value")
-    return {"reason_code": agent_challenge.normalize_reason_code(value),
-            "failure": agent_challenge.classify_failure(value, request.get("attempt_number", 1))}
-
-
-def build(workdir: Path):
+def build(workdir: Path, folders: dict[str, Path]) -> Any:
     deps = {name: importlib.metadata.version(name) for name in ("harbor", "pydantic", "pydantic-core")}
     deps["python"] = platform.python_version()
     oracle = kit.Candidate("harbor", HARBOR_VERSION, homepage="https://pypi.org/project/harbor/", dependencies=deps)
-    oracle.surface("reward.parse")(RewardParse(workdir / "reward.parse"))
-    oracle.surface("metric.compute")(metric_compute)
-    oracle.surface("pass_at_k")(pass_at_k)
-    runner = harbor_job.TrialRunner(workdir / "trials")
-    oracle.surface("multi_step.reward")(harbor_job.MultiStepReward(runner))
-    job_result = harbor_job.JobResultSurface(runner)
-
-    @oracle.surface("job.result")
-    def _job_result(request: dict[str, Any]) -> Any:
-        with kit.working_folder(request.get("scripts")):  # where a uv-script metric's script_path resolves
-            return job_result(request)
-
-    @oracle.surface("outcome.summary")
-    def _outcome_summary(request: dict[str, Any]) -> Any:
-        job = request.get("job")
-        if job is not None:
-            with kit.working_folder(job.get("scripts")):
-                summary = job_result.read_after(job, agent_challenge.summarize)
-        else:
-            present = request.get("result_json") is not None
-            with kit.working_folder({"result.json": request["result_json"]} if present else None):
-                summary = agent_challenge.summarize(Path("result.json"))
-        return {"summary": summary, "line": agent_challenge.result_line(summary)}
-
-    # agent-challenge and evsys-sdk are not on PyPI: their oracles are transcriptions, run here on CPython 3.12.
-    oracle.surface("reason.normalize")(reason_normalize)
-    oracle.surface("evsys.metric")(evsys_sdk.compute)
+    shared: dict[str, Any] = {}
+    for name in folders:
+        context = Context(name, folders, workdir, shared)
+        context.workdir.mkdir(parents=True)
+        oracle.surface(name)(context.load(name).serve(context))
     return oracle
 
 
@@ -244,7 +135,7 @@ def main() -> None:
     # exit hook, which os._exit or a kill would skip).
     workdir = Path(tempfile.mkdtemp(prefix="harbor-oracle-"))
     try:
-        build(workdir).serve()
+        build(workdir, surface_folders(sys.argv[2:])).serve()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

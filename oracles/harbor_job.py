@@ -23,7 +23,9 @@ The pieces, for any surface that needs real trials:
   event loop, in a fresh folder that is removed afterwards,
   with nothing written to stdout (the protocol channel) and harbor's log
   handlers removed again.
-* :class:`MultiStepReward`: the ``multi_step.reward`` surface on top.
+
+The surfaces that run real trials (``multi_step.reward``, ``job.result``)
+build on these in their folders' ``harbor.py``.
 
 harbor's ``harbor.trial`` imports litellm (seconds); it is imported on the
 first trial, not when this module loads, so serving the other surfaces does
@@ -35,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 import math
 import os
@@ -145,6 +146,11 @@ class Script:
 
 _SCRIPTS: dict[str, Script] = {}
 _SCRIPT_KEYS = itertools.count()
+
+
+def script_of(key: str) -> Script:
+    """The script registered under ``key`` (an EnvironmentConfig's ``script`` kwarg)."""
+    return _SCRIPTS[key]
 
 
 @contextlib.contextmanager
@@ -464,273 +470,3 @@ class TrialRunner:
         if self._loop is not None:
             self._loop.close()
             self._loop = None
-
-
-# -- the multi_step.reward surface ----------------------------------------------
-
-def _verifier_result(result: Any) -> dict[str, Any] | None:
-    if result is None:
-        return None
-    return {"rewards": None if result.rewards is None else dict(result.rewards)}
-
-
-def _exception_type(info: Any) -> str | None:
-    return None if info is None else info.exception_type
-
-
-def one_trial(task_dir: Path, trials_dir: Path, environment: Any, *, agent: str = "nop",
-              verifier_disabled: bool = False) -> Any:
-    """The TrialConfig of one local task, as a Job would make it: the scripted agent named ``agent``
-    (it does nothing, or raises where the script says so), the verifier disabled if asked."""
-    from harbor.models.trial.config import AgentConfig, TaskConfig, TrialConfig, VerifierConfig
-
-    return TrialConfig(task=TaskConfig(path=task_dir), trials_dir=trials_dir,
-                       agent=AgentConfig(import_path=AGENT_IMPORT_PATH, kwargs={"agent_name": agent}),
-                       environment=environment, verifier=VerifierConfig(disable=verifier_disabled))
-
-
-class MultiStepReward:
-    """multi_step.reward: one multi-step task through harbor's own Trial.create and run.
-
-    The trial runs on its own, as a Job would run it (the scripted agent,
-    named ``nop``): a job around it would add the job's own metrics over the
-    trial's reward, whose failures are not this surface's.
-
-    Request: ``{"strategy": "final" | "mean" | None, "steps": [phase, ...],
-    "verifier_disabled": bool}`` (step i is named ``step-<i+1>``; None leaves
-    ``multi_step_reward_strategy`` unset). A step's phase: its reward files,
-    ``raises`` (its test script raises: ``timeout`` or an exception class),
-    ``agent_raises`` (the agent's run in that step raises) and ``min_reward``
-    (written into the step's ``[[steps]]`` table). ``verifier_disabled`` is
-    the TrialConfig's ``verifier.disable``. Output: the trial's
-    ``verifier_result`` and exception type, and each step that ran, in order,
-    from the in-memory TrialResult.
-    """
-
-    TASK = "task"
-
-    def __init__(self, runner: TrialRunner) -> None:
-        self.runner = runner
-
-    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
-        phases = list(request["steps"])
-        names = [f"step-{i}" for i in range(1, len(phases) + 1)]
-        step_keys = [{"min_reward": p["min_reward"]} if p.get("min_reward") is not None else {} for p in phases]
-        strategy = request.get("strategy")
-        top_level = "" if strategy is None else f"multi_step_reward_strategy = {toml_string(strategy)}"
-
-        def config_for(folder: Path, environment: Any) -> Any:
-            task_dir = write_task(folder / "tasks", self.TASK, top_level=top_level, steps=names, step_keys=step_keys)
-            return one_trial(task_dir, folder / "trials", environment,
-                             verifier_disabled=bool(request.get("verifier_disabled")))
-
-        trial = self.runner.run(config_for, lambda folder: Script({folder / "tasks" / self.TASK: [{"steps": phases}]}))
-        return {
-            "verifier_result": _verifier_result(trial.verifier_result),
-            "exception_type": _exception_type(trial.exception_info),
-            "steps": [
-                {"name": step.step_name, "verifier_result": _verifier_result(step.verifier_result),
-                 "exception_type": _exception_type(step.exception_info)}
-                for step in trial.step_results or []
-            ],
-        }
-
-
-# -- the job.result surface -------------------------------------------------------
-
-def _registry_entry(name: str, version: str, metrics: list[Any], task_dirs: list[Path]) -> dict[str, Any]:
-    return {"name": name, "version": version, "description": "", "metrics": metrics,
-            "tasks": [{"name": task_dir.name, "path": str(task_dir)} for task_dir in task_dirs]}
-
-
-class JobResultSurface:
-    """job.result: a whole job through harbor's ``Job.create(config).run()``.
-
-    Request (see ``JobResultInput`` in conformance/core/surfaces.py): ``agents``
-    (name, model), ``n_attempts``, ``retry`` (a retry policy), the job's
-    ``metrics``, ad-hoc ``tasks`` and registry ``datasets`` (name, metrics,
-    tasks); a task is ``{name, trials: [phase, ...]}``, its trials' runs in
-    the job's order (attempt, then agent; a retry right after its run).
-
-    Datasets are served from a local registry.json (one entry each, version
-    "1.0"), the way a registry lists them; task folders are
-    ``tasks/<group>/<name>`` so two datasets may both hold a task "a". The job
-    runs with one trial at a time, no retries unless the request has a
-    policy (then no wait between runs), its trials in harbor's own order.
-    Output: harbor's ``result.json`` as written, cut to its scoring part
-    (``n_retries`` only with a retry policy), and each trial's ``result.json``
-    verifier result and exception type; trial names (random) become
-    ``trial-<i>``, their index in that order. When a trial is cancelled,
-    ``Job.run`` raises CancelledError: the output is then the result.json as
-    last written and the trials that started, in the order they started.
-    """
-
-    VERSION = "1.0"
-
-    def __init__(self, runner: TrialRunner) -> None:
-        self.runner = runner
-
-    @staticmethod
-    def _task_groups(request: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
-        groups = [("adhoc", request.get("tasks") or [])]
-        groups += [(f"dataset-{i}", d.get("tasks") or []) for i, d in enumerate(request.get("datasets") or [])]
-        return groups
-
-    def _script(self, request: dict[str, Any], folder: Path) -> Script:
-        return Script({folder / "tasks" / group / task["name"]: list(task.get("trials") or [])
-                       for group, tasks in self._task_groups(request) for task in tasks})
-
-    def _config(self, request: dict[str, Any], folder: Path, environment: Any) -> Any:
-        from harbor.models.job.config import DatasetConfig, JobConfig, RetryConfig
-        from harbor.models.trial.config import AgentConfig, TaskConfig
-
-        dirs = {group: [write_task(folder / "tasks" / group, task["name"]) for task in tasks]
-                for group, tasks in self._task_groups(request)}
-        datasets = request.get("datasets") or []
-        registry = folder / "registry.json"
-        registry.write_text(json.dumps([
-            _registry_entry(d["name"], self.VERSION, d.get("metrics") or [], dirs[f"dataset-{i}"])
-            for i, d in enumerate(datasets)
-        ]))
-        return JobConfig(
-            job_name="job", jobs_dir=folder / "jobs", n_attempts=request.get("n_attempts", 1),
-            n_concurrent_trials=1, quiet=True, retry=self._retry(request.get("retry"), RetryConfig),
-            agents=[AgentConfig(import_path=AGENT_IMPORT_PATH, model_name=a.get("model"),
-                                kwargs={"agent_name": a["name"]}) for a in request["agents"]],
-            environment=environment,
-            metrics=request.get("metrics") or [],
-            tasks=[TaskConfig(path=path, source=task.get("source"))
-                   for path, task in zip(dirs["adhoc"], request.get("tasks") or [], strict=True)],
-            datasets=[DatasetConfig(name=d["name"], version=self.VERSION, registry_path=registry) for d in datasets],
-        )
-
-    @staticmethod
-    def _retry(retry: dict[str, Any] | None, retry_config: Any) -> Any:
-        """The job's RetryConfig: none without ``retry``; else its policy, with no wait between runs.
-
-        An ``exclude_exceptions`` left out (or null) keeps harbor's default set.
-        The wait (``min_wait_sec`` and up) is never part of what is written.
-        """
-        if retry is None:
-            return retry_config(max_retries=0)
-        policy = {key: retry[key] for key in ("max_retries", "include_exceptions", "exclude_exceptions")
-                  if retry.get(key) is not None}
-        return retry_config(**policy, min_wait_sec=0.0, max_wait_sec=0.0)
-
-    @staticmethod
-    async def _run_job(config: Any, with_retries: bool = False) -> dict[str, Any]:
-        from harbor.job import Job
-
-        job = await Job.create(config)
-        # Each trial's name, in the order the trials start (a retry starts its trial again).
-        started: dict[str, None] = {}
-
-        async def on_start(event: Any) -> None:
-            started.setdefault(event.config.trial_name, None)  # (trial_id is a UUID from 0.25.0 on)
-
-        job.on_trial_started(on_start)
-        task = asyncio.current_task()
-        assert task is not None
-        _SCRIPTS[config.environment.kwargs["script"]].interrupt = task.cancel
-        try:
-            result = await job.run()
-            finished = [trial.trial_name for trial in result.trial_results]
-        except asyncio.CancelledError:
-            # A cancelled trial makes Job.run raise once every trial left has run, or at once when the
-            # job itself is cancelled: what the job wrote is its result.json as last written, and the
-            # result.json of each trial that started.
-            if task.cancelling():
-                task.uncancel()
-            finished = list(started)
-        job_dir = config.jobs_dir / config.job_name
-        names = {name: f"trial-{i}" for i, name in enumerate(finished)}
-        written = json.loads((job_dir / "result.json").read_bytes(), object_pairs_hook=_KeepDuplicates(names))
-        trials = []
-        for trial_name in finished:
-            on_disk = json.loads((job_dir / trial_name / "result.json").read_bytes(),
-                                 object_pairs_hook=_KeepDuplicates(names))
-            info = on_disk.get("exception_info")
-            trials.append({
-                "trial": names[trial_name],
-                "task_name": on_disk["task_name"],
-                "source": on_disk.get("source"),
-                "agent": on_disk["agent_info"]["name"],
-                "verifier_result": on_disk.get("verifier_result"),
-                "exception_type": None if info is None else info["exception_type"],
-            })
-        stats = written["stats"]
-        counts = ("n_completed_trials", "n_errored_trials", "n_cancelled_trials",
-                  *(("n_retries",) if with_retries else ()))
-        return {
-            "n_total_trials": written["n_total_trials"],
-            "stats": {
-                **{count: stats[count] for count in counts},
-                "evals": {key: {field: ev[field] for field in _EVAL_FIELDS} for key, ev in stats["evals"].items()},
-            },
-            "trials": trials,
-        }
-
-    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
-        with_retries = request.get("retry") is not None
-        return self.runner.run(lambda folder, env: self._config(request, folder, env),
-                               lambda folder: self._script(request, folder),
-                               lambda config: self._run_job(config, with_retries))
-
-    def read_after(self, request: dict[str, Any], read: Any) -> Any:
-        """``read(path of the job's result.json)`` once the job has finished, failed, or been refused.
-
-        What a job leaves behind is read whatever became of it: a job that
-        fails mid-way leaves the result.json it last wrote; one harbor refuses
-        (its config, its metrics) leaves none.
-        """
-        folders: list[Path] = []
-
-        def config_for(folder: Path, environment: Any) -> Any:
-            folders.append(folder)
-            try:
-                return self._config(request, folder, environment)
-            except Exception:  # harbor refused the job before it ran
-                return None
-
-        async def run_then_read(config: Any) -> Any:
-            from harbor.job import Job
-
-            if config is not None:
-                task = asyncio.current_task()
-                assert task is not None
-                _SCRIPTS[config.environment.kwargs["script"]].interrupt = task.cancel
-                try:
-                    await (await Job.create(config)).run()
-                except asyncio.CancelledError:  # a trial, or the job, was cancelled
-                    if task.cancelling():
-                        task.uncancel()
-                except Exception:  # the job failed; what it wrote so far is what is read
-                    pass
-            return read(folders[0] / "jobs" / "job" / "result.json")
-
-        return self.runner.run(config_for, lambda folder: self._script(request, folder), run_then_read)
-
-
-_EVAL_FIELDS = ("n_trials", "n_errors", "metrics", "pass_at_k", "reward_stats", "exception_stats")
-
-
-class _KeepDuplicates:
-    """A json object_pairs_hook: trial names become ``trial-<i>``; a key written twice is kept.
-
-    harbor writes one key twice when two reward values are unequal yet print
-    alike (two NaN rewards are two dict keys): the kit's ``distinct_keys``
-    keeps the n-th repeat as ``<key> (n)``.
-    """
-
-    def __init__(self, names: dict[str, str]) -> None:
-        self.names = names
-
-    def _value(self, value: Any) -> Any:
-        if isinstance(value, list):
-            return [self.names.get(item, item) if isinstance(item, str) else item for item in value]
-        return value
-
-    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        from conformance_kit.candidate import distinct_keys  # the suite's kit, loaded by harbor_adapter.py
-
-        return distinct_keys([(key, self._value(value)) for key, value in pairs])

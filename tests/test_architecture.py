@@ -16,11 +16,13 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "conformance"
 
-# Bottom to top, as in docs/architecture.md.
+# Bottom to top, as in docs/architecture.md. A surface folder's modules sit in the layer of their part (below).
 LAYERS = [
+    ("oracle side", []),
     ("base", ["conformance", "conformance.errors", "conformance.shipped"]),
     ("kit", ["conformance.kit"]),
     ("core", ["conformance.core"]),
+    ("declarations", ["conformance.surfaces"]),
     ("oracle", ["conformance.oracle"]),
     ("connection", ["conformance.connection"]),
     ("report", ["conformance.report"]),
@@ -38,6 +40,9 @@ SITE_MAY_IMPORT = {"base", "kit", "core", "report", "corpus", "site"}
 # The reference candidate uses the kit and the suite's script environment, like any Python candidate could.
 REFERENCE = "conformance.reference"
 REFERENCE_MAY_IMPORT = {"base", "kit", "core", "oracle"}
+# A surface folder's parts, by file name, and the layer each belongs to; every other module of a folder is its
+# oracle side (harbor.py and what it loads), which runs inside harbor's virtualenv and imports nothing of the suite.
+SURFACE_PARTS = {"strategy": "strategies", "mutants": "mutation", "coverage": "oracle", "connector": "connection"}
 
 
 def _module_name(path: Path) -> str:
@@ -76,7 +81,20 @@ def _imports(name: str) -> set[str]:
 GRAPH = {name: _imports(name) for name in MODULES}
 
 
+def _surface_part(name: str) -> str | None:
+    """``strategy``, ``harbor``... for a module of a surface folder (conformance.surfaces.FOLDER.PART), else None."""
+    parts = name.split(".")
+    return parts[3] if len(parts) == 4 and parts[:2] == ["conformance", "surfaces"] else None
+
+
+def _is_reference(name: str) -> bool:
+    return name.startswith(REFERENCE) or _surface_part(name) == "reference"
+
+
 def _layer(name: str) -> str | None:
+    part = _surface_part(name)
+    if part is not None and part != "reference":
+        return SURFACE_PARTS.get(part, "oracle side")
     best, layer = "", None
     for layer_name, prefixes in LAYERS:
         for prefix in prefixes:
@@ -89,8 +107,8 @@ ORDER = [name for name, _ in LAYERS]
 
 
 def test_every_module_has_a_place():
-    assert all(_layer(name) is not None or name.startswith(REFERENCE) for name in MODULES), sorted(
-        name for name in MODULES if _layer(name) is None and not name.startswith(REFERENCE))
+    assert all(_layer(name) is not None or _is_reference(name) for name in MODULES), sorted(
+        name for name in MODULES if _layer(name) is None and not _is_reference(name))
 
 
 def test_at_most_twelve_modules_at_the_top_of_the_package():
@@ -101,10 +119,10 @@ def test_at_most_twelve_modules_at_the_top_of_the_package():
 def test_dependencies_point_down():
     upward = []
     for name, targets in GRAPH.items():
-        if name.startswith(REFERENCE):
+        if _is_reference(name):
             continue
         for target in targets:
-            if target.startswith(REFERENCE):
+            if _is_reference(target):
                 continue  # checked below
             if ORDER.index(_layer(target)) > ORDER.index(_layer(name)):
                 upward.append(f"{name} ({_layer(name)}) imports {target} ({_layer(target)})")
@@ -143,14 +161,25 @@ def test_the_kit_stands_alone():
 
 
 def test_the_harness_never_imports_the_reference_candidate():
-    assert [name for name, targets in GRAPH.items() if not name.startswith(REFERENCE)
-            and any(t.startswith(REFERENCE) for t in targets)] == []
+    assert [name for name, targets in GRAPH.items() if not _is_reference(name)
+            and any(_is_reference(t) for t in targets)] == []
 
 
 def test_the_reference_candidate_uses_only_what_any_python_candidate_could():
-    used = {(_layer(t), t) for name, targets in GRAPH.items() if name.startswith(REFERENCE) for t in targets
-            if not t.startswith(REFERENCE)}
+    used = {(_layer(t), t) for name, targets in GRAPH.items() if _is_reference(name) for t in targets
+            if not _is_reference(t)}
     assert {layer for layer, _ in used} <= REFERENCE_MAY_IMPORT, sorted(used)
+
+
+def test_a_surfaces_oracle_side_stands_alone():
+    """Loaded by path inside harbor's virtualenv: standard library, harbor and the oracle folder's sandbox only."""
+    oracle_side = [name for name in MODULES if _layer(name) == "oracle side"]
+    assert oracle_side and all(not GRAPH[name] for name in oracle_side), {n: GRAPH[n] for n in oracle_side}
+    for name in oracle_side:
+        tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+        imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        assert not [m for m in imported if m.split(".")[0] == "conformance"], name
 
 
 def test_the_site_reads_reports_and_runs_nothing():
@@ -158,7 +187,8 @@ def test_the_site_reads_reports_and_runs_nothing():
     assert used and {layer for layer, _ in used} <= SITE_MAY_IMPORT, sorted(used)
 
 
-@pytest.mark.parametrize("text", [(PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")])
+@pytest.mark.parametrize("text", [(PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")],
+                         ids=["docs/architecture.md"])
 def test_the_architecture_page_names_every_subpackage(text):
     packages = sorted({name.split(".")[1] for name in MODULES if name.count(".") >= 1 and _is_package(
         ".".join(name.split(".")[:2]))})

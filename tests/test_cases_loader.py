@@ -696,7 +696,8 @@ def test_generated_uv_script_inputs_keep_script_path_in_the_folder(surface):
     from hypothesis import given, settings
 
     from conformance.core import surfaces
-    from conformance.strategies import jobs, reward_lists
+    from conformance.surfaces.job_result import strategy as jobs
+    from conformance.surfaces.metric_compute import strategy as reward_lists
 
     strategy = {"metric.compute": reward_lists.uv_script_inputs, "job.result": jobs.uv_script_jobs}[surface]
 

@@ -9,9 +9,9 @@ import pytest
 
 from conformance.connection.connectors import connect
 from conformance.reference import candidate as reference
-from conformance.reference import reward_files
 from conformance.run import generate, shapes, simplify
 from conformance.run.runner import run_input
+from conformance.surfaces.reward_parse import reference as reward_files
 from tests.wrong_candidates import _metric_with, _naive_sum
 
 CI = generate.PROFILES["ci"]

@@ -130,7 +130,7 @@ def test_restricted_generators_draw_only_claimed_values(value):
 def test_an_installed_evsys_sdk_registry_is_asked_after_the_entry_points(monkeypatch):
     import types
 
-    from conformance.connection import evsys_plugin as metric_plugin
+    from conformance.surfaces.evsys_metric import connector as metric_plugin
 
     class PassHat3:
         name = "pass^3"

@@ -20,10 +20,11 @@ from conformance.corpus.yaml_values import CaseLoader, render
 from conformance.kit import wire
 from conformance.kit.candidate import Candidate
 from conformance.reference import candidate as reference
-from conformance.reference import metrics, reward_files
 from conformance.report.reader import read
 from conformance.run import generate
 from conformance.run.runner import run_cases
+from conformance.surfaces.metric_compute import reference as metrics
+from conformance.surfaces.reward_parse import reference as reward_files
 from tests import wrong_candidates
 
 CI = generate.PROFILES["ci"]

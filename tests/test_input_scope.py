@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from conformance.core import scope, surfaces
 from conformance.corpus.cases import check_corpus
 from conformance.kit import wire
-from conformance.reference import reward_files
+from conformance.surfaces.reward_parse import VerifierDir
+from conformance.surfaces.reward_parse import reference as reward_files
 from tests.budget import examples
 
 REPO = Path(__file__).parent.parent
@@ -118,7 +119,7 @@ def sometimes_too_deep() -> st.SearchStrategy[dict]:
 
 
 def test_a_surface_s_inputs_are_in_scope_whatever_its_strategy_draws():
-    raw = surfaces.Surface(name="x", summary="", input_model=surfaces.VerifierDir, output="", spec="",
+    raw = surfaces.Surface(name="x", summary="", input_model=VerifierDir, output="", spec="",
                            strategy="tests.test_input_scope:sometimes_too_deep")
     drawn: list[dict] = []
 

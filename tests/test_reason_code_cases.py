@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.reference import reward_files
-from conformance.shipped import oracle_module
-from conformance.strategies import reasons
+from conformance.surfaces.reason_normalize import agent_challenge
+from conformance.surfaces.reason_normalize import strategy as reasons
+from conformance.surfaces.reward_parse import reference as reward_files
 
-AGENT_CHALLENGE = oracle_module("agent_challenge")
+AGENT_CHALLENGE = agent_challenge
 # The codes of the rules that look for words inside a text (the compact form's, then the keyword rules).
 REACHABLE = ({code for _, code in AGENT_CHALLENGE._COMPACT_RULES}
              | {code for *_, code in AGENT_CHALLENGE._TEXT_RULES})

@@ -21,9 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance import ORACLE_RELEASE
-from conformance.reference import pydantic_float, reward_files, unicode_tables
+from conformance.reference import pydantic_float, unicode_tables
 from conformance.shipped import oracle_file
 from conformance.strategies import unicode_text
+from conformance.surfaces.reward_parse import reference as reward_files
 from tests.budget import examples
 
 

@@ -12,18 +12,16 @@ from unittest import mock
 
 from conformance.kit.candidate import working_folder
 from conformance.reference import candidate as reference
-from conformance.reference import (
-    evsys_metrics,
-    job_result,
-    metrics,
-    multi_step,
-    outcome_summary,
-    pass_at_k,
-    reason_codes,
-    reward_files,
-    uv_script,
-)
+from conformance.reference import uv_script
 from conformance.reference.cpython_sum import cpython312_sum
+from conformance.surfaces.evsys_metric import reference as evsys_metrics
+from conformance.surfaces.job_result import reference as job_result
+from conformance.surfaces.metric_compute import reference as metrics
+from conformance.surfaces.multi_step_reward import reference as multi_step
+from conformance.surfaces.outcome_summary import reference as outcome_summary
+from conformance.surfaces.pass_at_k import reference as pass_at_k
+from conformance.surfaces.reason_normalize import reference as reason_codes
+from conformance.surfaces.reward_parse import reference as reward_files
 
 
 def _metric_with(aggregates: dict):

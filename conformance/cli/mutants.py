@@ -17,7 +17,7 @@ from conformance.mutation.measure import Measured, measure
 from conformance.mutation.mutants import CatalogueError, Mutant, catalogue
 
 MutantIds = Annotated[list[str] | None, typer.Option(
-    "--mutant", "-m", help="Only the mutants whose id matches this glob (repeatable), e.g. 'reward.parse/*'.")]
+    "--mutant", "-m", help="Only the mutants whose id matches this glob (repeatable), e.g. 'SURFACE/*'.")]
 
 
 def _chosen(surfaces: list[str] | None, patterns: list[str] | None) -> list[Mutant]:

@@ -20,7 +20,7 @@ from conformance.corpus import cases as case_corpus
 from conformance.errors import HarnessError
 from conformance.kit import wire
 from conformance.oracle import environments, releases
-from conformance.oracle.coverage import TARGETS, table, unreachable_notes
+from conformance.oracle.coverage import table, targets, unreachable_notes
 from conformance.run import gate as upgrade_gate
 from conformance.run import generate as generation
 from conformance.run.coverage import measure
@@ -113,7 +113,7 @@ def coverage(
         if name not in ("cases", "ci"):
             raise fail(f"unknown source {name!r}; use cases or ci") from None
     # Only the surfaces whose oracle is harbor's code (the downstream ones are transcriptions).
-    measured = list(TARGETS)
+    measured = list(targets())
     corpus = case_corpus.select(load_corpus(cases_root or case_corpus.default_root()), measured, harbor)
     ci = generation.PROFILES["ci"]
     seed = ci.fixed_seed if ci.fixed_seed is not None else 0

@@ -109,7 +109,7 @@ def certify(
              "(lines), or nothing; auto is live on a terminal, lines otherwise.")] = ProgressMode.AUTO,
     no_oracle_cache: opt.NoOracleCache = False,
     oracle_processes: Annotated[int, typer.Option(
-        min=1, help="Oracle processes that run whole-job cases (job.result, multi_step.reward, outcome.summary) "
+        min=1, help="Oracle processes that run whole-job cases (of the surfaces that send one request at a time) "
                     "at once; the extra ones start when such cases come.")] = 1,
 ) -> None:
     """Certify a candidate against the oracle: the declared cases, then generated inputs."""

@@ -2,7 +2,6 @@
 
     exec:COMMAND       any program speaking the protocol on stdin/stdout
     harbor==VERSION    a harbor release in its cached virtualenv (the oracle is one)
-    evsys:NAME         an evsys-style metric plugin (see conformance.connection.evsys_plugin)
     module:attr        a Python object, in process
     NAME               a registered candidate: ``register_candidate(NAME)``, or an entry
                        point in the ``harbor_conformance.candidates`` group
@@ -11,8 +10,9 @@ A spec string is parsed once, at the edge, by :func:`parse` into a
 :class:`~conformance.connection.spec.Spec`; :func:`connect` hands it to the
 connector of its kind. Another package adds a kind by registering a
 connector in the table (or through the entry-point group
-``harbor_conformance.connectors``); the first connector, in registration
-order, that recognises a spec serves it.
+``harbor_conformance.connectors``), and a surface by declaring the kinds it
+brings (``connectors=``: ``evsys:NAME`` is the evsys.metric surface's); the
+first connector, in registration order, that recognises a spec serves it.
 """
 
 from __future__ import annotations
@@ -31,11 +31,12 @@ from conformance.connection.base import (
     import_target,
     silent,
 )
-from conformance.connection.evsys_plugin import EvsysConnector
 from conformance.connection.harbor import HarborConnector
 from conformance.connection.in_process import InProcess
 from conformance.connection.process import Subprocess
 from conformance.connection.spec import Spec
+from conformance.core import surfaces
+from conformance.core.loading import import_object
 from conformance.core.registry import Registry
 from conformance.oracle import environments
 
@@ -116,8 +117,19 @@ class RegisteredConnector:
         return _connector(inner.kind).connect(Spec(spec.text, inner.kind, inner.target), settings)
 
 
-for _connector_type in (ExecConnector, HarborConnector, EvsysConnector, PythonConnector, RegisteredConnector):
-    CONNECTORS.register(_connector_type.kind, origin="conformance")(_connector_type())
+def _register_builtin() -> None:
+    """The suite's kinds, with the surfaces' own before ``module:attr``, which would read ``evsys:x`` as a module."""
+    CONNECTORS.register(ExecConnector.kind, origin="conformance")(ExecConnector())
+    CONNECTORS.register(HarborConnector.kind, origin="conformance")(HarborConnector())
+    for surface in surfaces.SURFACES.values():
+        for target in surface.connectors:
+            connector: Connector = import_object(surface.resolve(target))()
+            CONNECTORS.register(connector.kind, origin=surface.package)(connector)
+    CONNECTORS.register(PythonConnector.kind, origin="conformance")(PythonConnector())
+    CONNECTORS.register(RegisteredConnector.kind, origin="conformance")(RegisteredConnector())
+
+
+_register_builtin()
 
 
 def _connector(kind: str) -> Connector:

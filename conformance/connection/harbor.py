@@ -13,6 +13,7 @@ from conformance import shipped
 from conformance.connection.base import HARBOR_MIN_TIMEOUT, ConnectError, Connection, Settings, silent
 from conformance.connection.process import Subprocess
 from conformance.connection.spec import HARBOR_KIND, Spec, harbor_release
+from conformance.core import surfaces
 from conformance.kit import wire
 from conformance.oracle import environments
 
@@ -24,6 +25,11 @@ def kit_dir() -> Path:
 
 def adapter_path() -> Path:
     return shipped.oracle_file("harbor_adapter.py")
+
+
+def surface_arguments() -> list[str]:
+    """``NAME=FOLDER`` for each registered surface the harbor oracle serves (its folder has a harbor.py)."""
+    return [f"{s.name}={s.folder}" for s in surfaces.SURFACES.values() if s.harbor_side is not None]
 
 
 def harbor_argv(harbor_version: str, *, coverage_data: Path | None = None,
@@ -42,7 +48,7 @@ def harbor_argv(harbor_version: str, *, coverage_data: Path | None = None,
     # -X utf8: reward files decode as UTF-8 whatever the machine's locale.
     python = [str(env.python), "-I", "-X", "utf8"]
     if coverage_data is None:
-        return [*python, str(adapter_path()), str(kit_dir())]
+        return [*python, str(adapter_path()), str(kit_dir()), *surface_arguments()]
     harbor_dir = env.package_dir("harbor").resolve()
     # --append: if the adapter is restarted after a crash, the new process adds
     # to what the old one saved instead of erasing it. Only one process runs at
@@ -50,7 +56,7 @@ def harbor_argv(harbor_version: str, *, coverage_data: Path | None = None,
     # A process killed after a timeout saves nothing (SIGKILL skips atexit).
     return [*python, "-m", "coverage", "run", "--branch", "--append",
             f"--data-file={Path(coverage_data).resolve()}", f"--include={harbor_dir}/*",
-            str(adapter_path()), str(kit_dir())]
+            str(adapter_path()), str(kit_dir()), *surface_arguments()]
 
 
 class HarborConnector:

@@ -70,7 +70,7 @@ class Start(_Message):
 class Run(_Message):
     cmd: Literal["run"]
     seq: int = Field(description="Sequence number; the reply must echo it.")
-    surface: str = Field(description="Name of the scoring surface, e.g. reward.parse.")
+    surface: str = Field(description="Name of the scoring surface, as case files and reports name it.")
     input: Any = _wire_value_field("The surface's input as a wire value.")
 
 
@@ -115,7 +115,7 @@ class Implementation(_Message):
     scope: dict[str, dict[str, list[Any]]] | None = Field(
         default=None,
         description="Optional: the only inputs it claims, per surface: top-level input keys and the values they may "
-                    "take (an evsys metric plugin claims {\"evsys.metric\": {\"metric\": [its name]}}). It is "
+                    "take (a plugin of one metric claims {\"SURFACE\": {\"metric\": [its name]}}). It is "
                     "certified on those surfaces and inputs alone.",
     )
 

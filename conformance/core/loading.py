@@ -2,9 +2,7 @@
 
 Declarations name what they use this way (a surface's generator, how its
 messages are read; a registered candidate), so declaring costs no import and
-a layer never imports the implementation it names. A module under
-``conformance_oracles.`` is one of the suite's shipped oracle modules, loaded
-by path (see conformance.shipped).
+a layer never imports the implementation it names.
 """
 
 from __future__ import annotations
@@ -12,18 +10,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from conformance import shipped
-
 
 def import_object(target: str) -> Any:
     """The object ``module:attr`` names; ImportError or AttributeError saying which part is missing."""
     module_name, colon, attr = target.partition(":")
     if not colon or not module_name or not attr:
         raise ImportError(f"{target!r} is not of the form module:attr")
-    if module_name.startswith(shipped.ORACLE_PACKAGE + "."):
-        module = shipped.oracle_module(module_name.removeprefix(shipped.ORACLE_PACKAGE + "."))
-    else:
-        module = importlib.import_module(module_name)
+    module = importlib.import_module(module_name)
     obj: Any = module
     for part in attr.split("."):
         try:

@@ -9,11 +9,14 @@ group through which another package adds to it without touching this one:
 An entry point may name a module (imported for its decorators) or an object
 (registered under the entry point's name, unless the import registered it).
 Entry points are read on the first lookup or listing; a broken one is an
-error that names it, never a silent gap.
+error that names it, never a silent gap. A registry's ``builtin`` module (the
+suite's own members, named by a string so a lower layer never imports a
+higher one) is imported just before them.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from importlib import metadata
 from types import ModuleType
@@ -29,9 +32,10 @@ class RegistryError(UsageError, LookupError):
 
 
 class Registry(Generic[T]):
-    def __init__(self, kind: str, group: str) -> None:
+    def __init__(self, kind: str, group: str, *, builtin: str | None = None) -> None:
         self.kind = kind
         self.group = group
+        self.builtin = builtin
         self._items: dict[str, T] = {}
         self._origins: dict[str, str] = {}
         self._loaded = False
@@ -55,6 +59,8 @@ class Registry(Generic[T]):
         if self._loaded:
             return
         self._loaded = True
+        if self.builtin is not None:
+            importlib.import_module(self.builtin)  # its members register themselves as it is imported
         for entry in metadata.entry_points(group=self.group):
             try:
                 loaded = entry.load()

@@ -1,27 +1,27 @@
 """The mutant model and the catalogue: one bug each, written as an exact edit of one reference module.
 
-A mutant names the module of ``conformance/reference/`` it changes, the
-text it finds there (exactly once: an edit that no longer applies is a
+A mutant names the module of the reference candidate it changes (a
+surface folder's ``reference.py``, or a module of ``conformance/reference/``
+they share), the text it finds there (exactly once: an edit that no longer applies is a
 catalogue error, not a mutant that silently equals the reference) and what
 replaces it. ``equivalent`` holds the argument why a mutant cannot change
 any result, when that is so; such a mutant is run like the others, and one
 that is killed after all shows the argument wrong.
 
-The catalogue is one module per surface in :mod:`conformance.mutation.catalogue`.
+The catalogue is each surface folder's ``mutants.py`` (its ``MUTANTS`` list).
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+import importlib.util
 import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from conformance.core import surfaces
+from conformance.core.loading import import_object
 
-REFERENCE = Path(__file__).resolve().parent.parent / "reference"  # read as text: the harness never imports it
 _SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
@@ -33,7 +33,7 @@ class CatalogueError(ValueError):
 class Mutant:
     slug: str
     surface: str
-    module: str  # a module of conformance/reference/, without .py
+    module: str  # the dotted name of a module of the reference candidate
     find: str
     replace: str
     bug: str  # the mistake, as a reimplementer would make it
@@ -45,7 +45,14 @@ class Mutant:
 
     @property
     def path(self) -> Path:
-        return REFERENCE / f"{self.module}.py"
+        """The module's file, found without running it (only its parent packages are imported)."""
+        try:
+            spec = importlib.util.find_spec(self.module)
+        except ImportError:
+            spec = None
+        if spec is None or spec.origin is None:
+            raise CatalogueError(f"{self.id}: no reference module {self.module!r}")
+        return Path(spec.origin)
 
     def source(self) -> str:
         """The mutated module's source; CatalogueError when the edit does not apply exactly once."""
@@ -76,11 +83,10 @@ class Mutant:
 @cache
 def catalogue() -> tuple[Mutant, ...]:
     """Every mutant, surface by surface; CatalogueError for the first that is broken or a repeated id."""
-    from conformance.mutation import catalogue as package
-
     found: dict[str, Mutant] = {}
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        for mutant in importlib.import_module(f"{package.__name__}.{info.name}").MUTANTS:
+    for surface in sorted(surfaces.SURFACES.values(), key=lambda s: s.name):
+        listed: list[Mutant] = import_object(surface.mutants) if surface.mutants else []
+        for mutant in listed:
             mutant.check()
             if mutant.id in found:
                 raise CatalogueError(f"{mutant.id}: listed twice")

@@ -21,23 +21,24 @@ from conformance.mutation.mutants import Mutant, named
 
 
 class MutatedModule(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds and loads ``conformance.reference.<module>`` from the mutant's source."""
+    """Finds and loads the mutant's module from the mutant's source."""
 
     def __init__(self, mutant: Mutant) -> None:
-        self.name = f"conformance.reference.{mutant.module}"
+        self.name = mutant.module
+        self.path = mutant.path  # found before the hook is in place
         self.mutant = mutant
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
                   ) -> importlib.machinery.ModuleSpec | None:
         if fullname != self.name:
             return None
-        return importlib.util.spec_from_file_location(fullname, self.mutant.path, loader=self)
+        return importlib.util.spec_from_file_location(fullname, self.path, loader=self)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
         return None  # the default module object
 
     def exec_module(self, module: ModuleType) -> None:
-        exec(compile(self.mutant.source(), str(self.mutant.path), "exec"), module.__dict__)  # noqa: S102
+        exec(compile(self.mutant.source(), str(self.path), "exec"), module.__dict__)  # noqa: S102
 
 
 def main(argv: list[str] | None = None) -> None:

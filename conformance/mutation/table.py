@@ -22,8 +22,8 @@ DOCUMENT = """\
 # Mutants: how much of a wrong reimplementation the suite catches
 
 Each mutant is the reference candidate with one bug a reimplementer could
-make (the catalogue: `conformance/mutation/catalogue/`, one module per
-surface; `conformance mutants --list` prints it). `nox -s mutants`
+make (the catalogue: each surface folder's `mutants.py`,
+`conformance/surfaces/<surface>/`; `conformance mutants --list` prints it). `nox -s mutants`
 certifies every one on its surface twice: by the cases alone (against the
 corpus's recordings) and by the `ci` generators alone (fixed seed, against
 the live oracle), and writes this page. A mutant argued equivalent carries
@@ -37,7 +37,7 @@ together), so no bug rests on a single case.
 
 Each generator run stops at its first divergence (a kill needs one), so
 "1 of 49" reads: the 49th generated input told the mutant apart; "survives
-250" means the surface's whole `ci` budget (1000 on reward.parse) ran
+250" means the surface's whole `ci` budget (times its `examples_scale`) ran
 without a divergence.
 
 {table}"""

@@ -6,7 +6,7 @@ to ask it everything again. An answer is stored under a key made of
 - the oracle's :class:`Identity`: the harbor release, the hash of the lock its
   virtualenv was built from, that virtualenv's Python, the protocol version,
   and a digest of the code the oracle runs besides harbor (the oracle folder's
-  adapter and transcriptions, the candidate kit it serves through), so a new
+  adapter and sandbox, each surface's oracle side, the candidate kit it serves through), so a new
   lock, interpreter or adapter never meets an answer another one gave;
 - the surface;
 - the input's canonical wire form (the JSON of ``wire.encode(value)`` with
@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import shipped
+from conformance.core import surfaces
 from conformance.kit import wire
 from conformance.oracle import environments
 
@@ -93,10 +94,13 @@ def adapter_digest() -> str:
     """The code the oracle process runs besides harbor and its pinned dependencies: any edit to it is another
     oracle. Read once per process."""
     kit = Path(wire.__file__).resolve().parent
-    files = [*sorted(shipped.folder(shipped.Shipped.ORACLES).glob("*.py")), *sorted(kit.glob("*.py"))]
+    named = [(f"{file.parent.name}/{file.name}", file)
+             for file in [*sorted(shipped.folder(shipped.Shipped.ORACLES).glob("*.py")), *sorted(kit.glob("*.py"))]]
+    named += [(f"{surface.name}/{file.name}", file) for surface in surfaces.SURFACES.values()
+              for file in surface.oracle_files()]
     digest = hashlib.sha256()
-    for file in files:
-        digest.update(f"{file.parent.name}/{file.name}\0".encode())
+    for name, file in named:
+        digest.update(f"{name}\0".encode())
         digest.update(hashlib.sha256(file.read_bytes()).digest())
     return digest.hexdigest()[:16]
 

@@ -1,6 +1,6 @@
 """How much of harbor's own scoring code the oracle runs when it answers our inputs.
 
-One table, :data:`TARGETS`, declares what is measured, surface by surface: the
+Each surface folder's ``coverage.py`` declares what is measured (:func:`targets`): the
 harbor functions (or the part of one) behind each surface, and the branches
 harbor's real data flow can never take, each with its reason. :func:`measure`
 runs an instrumented oracle (``connect(..., coverage_data=...)``, coverage.py
@@ -33,6 +33,8 @@ from typing import Any
 from rich.table import Table
 
 from conformance import ORACLE_RELEASE
+from conformance.core import surfaces
+from conformance.core.loading import import_object
 from conformance.errors import RunFailure
 from conformance.oracle import environments as oracle_env
 
@@ -66,119 +68,22 @@ class Target:
         return f"{self.name} from `{self.start_at}`" if self.start_at else self.name
 
 
-VERIFIER = "harbor/verifier/verifier.py"
-PASS_AT_K = "harbor/utils/pass_at_k.py"
+@dataclass(frozen=True)
+class NoTargets:
+    """A surface with no harbor code to cover (its oracle is a transcription the oracle's interpreter runs), and why."""
 
-_STEPS_NEVER_EMPTY = ("a MultiStepTrial needs a task with [[steps]], and _run appends each step's result "
-                      "before running it, so step_results is never empty here")
+    reason: str
 
-JOB = "harbor/job.py"
-JOB_RESULT = "harbor/models/job/result.py"
-_NO_TOKENS = ("the suite's scripted agent reports no token counts or cost; they are not part of the "
-              "job.result output")
-_CANCELLED_NOT_RETRIED = ("a cancelled run is never retried: CancelledError is no Exception and leaves "
-                          "TrialQueue's retry loop, so no earlier run taken out by a retry is a cancelled one")
-_RETRIED_RUN = ("the run a retry takes out ended with an exception (else it is not retried), and its END "
-                "added its name to its reward buckets and its exception's list, which nothing empties before")
-_REGISTRY_ONLY = ("job.result serves datasets from a registry.json only: a local dataset's tasks come in "
-                  "directory-listing order, which is not deterministic")
 
-TARGETS: dict[str, tuple[Target, ...]] = {
-    "reward.parse": (
-        Target(VERIFIER, "Verifier._parse_reward_text"),
-        Target(VERIFIER, "Verifier._parse_reward_json"),
-        # The start of verify() resolves and uploads the tests and runs them in
-        # the sandbox, which the oracle stubs (_Sandbox in oracles/harbor_adapter.py):
-        # only the reward-file selection that follows is harbor's scoring.
-        Target(VERIFIER, "Verifier.verify", start_at="if self.trial_paths.reward_json_path.exists():"),
-        # A pydantic model: its one statement runs at import; what it does to
-        # values happens in pydantic, which coverage of harbor cannot see.
-        Target("harbor/models/verifier/result.py", "VerifierResult"),
-    ),
-    "metric.compute": (
-        Target("harbor/metrics/base.py", "aggregate_reward_dicts"),
-        Target("harbor/metrics/mean.py", "Mean.compute"),  # its lambda is inside the range
-        Target("harbor/metrics/max.py", "Max.compute"),
-        Target("harbor/metrics/min.py", "Min.compute"),
-        Target("harbor/metrics/sum.py", "Sum.compute"),
-        Target("harbor/metrics/factory.py", "MetricFactory.create_metric", never=(
-            Never("if metric_type not in cls._METRIC_MAP:", True,
-                  "metric_type is MetricConfig.type, validated into a MetricType member, "
-                  "and _METRIC_MAP has every member"),
-        )),
-        Target("harbor/metrics/uv_script.py", "UvScript.__init__"),
-        Target("harbor/metrics/uv_script.py", "UvScript.compute"),
-    ),
-    "multi_step.reward": (
-        Target("harbor/trial/multi_step.py", "MultiStepTrial._select_multi_step_reward", never=(
-            Never("if not self.result.step_results:", True, _STEPS_NEVER_EMPTY),)),
-        Target("harbor/trial/multi_step.py", "MultiStepTrial._aggregate_step_rewards", never=(
-            Never("if not self.result.step_results:", True, _STEPS_NEVER_EMPTY),)),
-        # Which steps run: a failed step, or one below its min_reward, stops the rest.
-        Target("harbor/trial/multi_step.py", "MultiStepTrial._should_stop_after_step"),
-        Target("harbor/trial/multi_step.py", "MultiStepTrial._min_reward_failure"),
-    ),
-    "pass_at_k": (
-        Target(PASS_AT_K, "compute_pass_at_k_by_evals"),
-        Target(PASS_AT_K, "_compute_pass_at_k_for_trials", never=(
-            Never("if not isinstance(reward_value, int | float):", True,
-                  "rewards come from VerifierResult, whose pydantic field has already made "
-                  "every value a float or an int"),
-            Never("if not task_successes:", True,
-                  "compute_pass_at_k_by_evals passes only non-empty groups, and every trial "
-                  "either appends to task_successes or returns early"),
-        )),
-        Target(PASS_AT_K, "_eligible_k_values"),
-        Target(PASS_AT_K, "_pass_at_k_for_task"),
-    ),
-    "job.result": (
-        Target(JOB, "Job._resolve_metrics"),
-        # The local and package branches before it are not served (see _REGISTRY_ONLY).
-        Target(JOB, "Job._resolve_dataset_metrics", start_at="elif dataset_config.is_registry():", never=(
-            Never("elif dataset_config.is_registry():", False, _REGISTRY_ONLY),
-            Never("if dataset_config.name is None:", True,
-                  "DatasetConfig requires a name or a path, and a registry dataset has its name"),
-        )),
-        Target(JOB, "Job._evals_key_for_result"),
-        Target(JOB, "Job._refresh_metrics_for_eval"),
-        # Retries: which exceptions are retried, and what a retry takes out of the running stats.
-        Target("harbor/trial/queue.py", "TrialQueue._should_retry_exception"),
-        Target(JOB, "Job._remove_completed_attempt_for_retry", never=(
-            Never("if self._is_cancelled_result(previous_result):", True, _CANCELLED_NOT_RETRIED),)),
-        Target(JOB, "Job._update_metric_display", never=(
-            Never("if not self._metrics or event.result is None:", True,
-                  "_resolve_metrics always holds the adhoc entry, and a trial's END event has its result"),
-            Never("if dataset_name not in self._metrics:", True,
-                  "every dataset's name and adhoc are keys of the metrics table"),
-            Never("if rewards:", False, "the trial's own rewards were just added under its evals key"),
-        )),
-        # Job.run's scoring: from the trials' results to the final stats and pass@k.
-        Target(JOB, "Job.run", start_at="combined_trial_results = self._existing_trial_results + trial_results"),
-        Target(JOB_RESULT, "JobStats.format_agent_evals_key"),
-        Target(JOB_RESULT, "JobStats.increment", never=(
-            Never("if n_input is not None:", True, _NO_TOKENS),
-            Never("if n_cache is not None:", True, _NO_TOKENS),
-            Never("if n_output is not None:", True, _NO_TOKENS),
-            Never("if cost is not None:", True, _NO_TOKENS),
-        )),
-        Target(JOB_RESULT, "JobStats.remove_trial", never=(
-            # Only a retry's start removes a run (update_trial's own removal never runs, below): the run
-            # it removes ended with an exception, and its END added its name to its lists.
-            Never("if trial_result.exception_info is not None:", False, _RETRIED_RUN),
-            Never("                if trial_result.trial_name in trial_list:", False, _RETRIED_RUN),
-            Never("            if trial_result.trial_name in trial_list:", False, _RETRIED_RUN),
-            Never('if exception_type == "CancelledError":', True, _CANCELLED_NOT_RETRIED),
-            Never("if n_input is not None and self.n_input_tokens is not None:", True, _NO_TOKENS),
-            Never("if n_cache is not None and self.n_cache_tokens is not None:", True, _NO_TOKENS),
-            Never("if n_output is not None and self.n_output_tokens is not None:", True, _NO_TOKENS),
-            Never("if cost is not None and self.cost_usd is not None:", True, _NO_TOKENS),
-        )),
-        Target(JOB_RESULT, "JobStats.update_trial", never=(
-            Never("if previous_result is not None:", True,
-                  "Job._on_trial_completed passes the trial's previous run, which the retry's start "
-                  "(Job._remove_completed_attempt_for_retry) has already popped and removed"),)),
-    ),
-}
+def targets() -> dict[str, tuple[Target, ...]]:
+    """Every surface's targets (its folder's ``coverage.py``), by surface; those with none are left out."""
+    found: dict[str, tuple[Target, ...]] = {}
+    for surface in surfaces.SURFACES.values():
+        declared: tuple[Target, ...] | NoTargets = import_object(surface.coverage) if surface.coverage else ()
+        if isinstance(declared, tuple) and declared:
+            found[surface.name] = declared
+    return found
+
 
 # Run by the oracle's interpreter with absolute source paths as arguments; prints,
 # per file, each def/class body's (first line, last line) by qualified name, and
@@ -254,17 +159,18 @@ def _line_holding(source: tuple[str, ...], first: int, last: int, anchor: str, w
 
 
 def resolve(harbor_version: str = ORACLE_RELEASE, *, log: Callable[[str], object] = lambda message: None) -> list[Span]:
-    """Every target of :data:`TARGETS`, located in that release's installed source."""
+    """Every surface's targets, located in that release's installed source."""
     env = oracle_env.ensure(harbor_version, coverage=True, log=log)
     site = _site(env)
-    files = sorted({str(site / t.file) for targets in TARGETS.values() for t in targets})
+    declared = targets()
+    files = sorted({str(site / t.file) for listed in declared.values() for t in listed})
     probed = _python_json(env, ["-c", _PROBE, *files], "reading harbor's source with ast")
     # Each file once: its lines and its if/while table are shared by every target in it.
     sources = {f: tuple(Path(f).read_text(encoding="utf-8").splitlines()) for f in files}
     tests = {f: {int(line): tuple(v) for line, v in probed[f]["tests"].items()} for f in files}
     spans = []
-    for surface, targets in TARGETS.items():
-        for target in targets:
+    for surface, listed in declared.items():
+        for target in listed:
             path = str(site / target.file)
             defs = probed[path]["defs"]
             if target.name not in defs:
@@ -389,7 +295,7 @@ def analyse(data_file: Path, *, harbor_version: str = ORACLE_RELEASE, lost_proce
     spans = resolve(harbor_version, log=log)
     with tempfile.TemporaryDirectory(prefix="conformance-coverage-") as tmp:
         report = Path(tmp) / "coverage.json"
-        # Run from site-packages so the report names files as TARGETS does ("harbor/...").
+        # Run from site-packages so the report names files as the targets do ("harbor/...").
         _python_json(env, ["-m", "coverage", "json", "-q", f"--data-file={Path(data_file).resolve()}",
                            "-o", str(report)], "coverage json", cwd=_site(env))
         data = json.loads(report.read_text())

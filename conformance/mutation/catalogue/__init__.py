@@ -1,1 +1,0 @@
-"""The mutants, one module per surface, each a ``MUTANTS`` list (see :mod:`conformance.mutation.mutants`)."""

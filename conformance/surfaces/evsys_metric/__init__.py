@@ -1,0 +1,25 @@
+"""evsys.metric: an evsys-sdk metric over per-task sample rewards (seed-001)."""
+
+from __future__ import annotations
+
+from pydantic import StrictStr
+
+from conformance.core.inputs import Number, StrictInput
+from conformance.core.surfaces import Bench, surface
+
+
+@surface(
+    "evsys.metric",
+    cache_note="a pure function of the metric name and the rewards",
+    summary="an evsys-sdk metric (mean_reward, avg, pass_rate, pass@k, pass^k) over per-task sample rewards",
+    output="float, or the exception raised",
+    spec="seed-001 (evsys-sdk metrics)",
+    strategy=".strategy:evsys_inputs",
+    connectors=(".connector:EvsysConnector",),
+    bench=Bench(generated=True),
+)
+class EvsysMetricInput(StrictInput):
+    """A metric's registry name and ``task_rewards``: one list of per-sample rewards per task."""
+
+    metric: StrictStr
+    task_rewards: list[list[Number]]

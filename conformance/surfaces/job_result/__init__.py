@@ -1,0 +1,135 @@
+"""job.result: a whole job through harbor's Job, Trial and Verifier, over a scripted sandbox (seed-003 §3-§5)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, StrictBytes, StrictInt, StrictStr, model_validator
+
+from conformance.core.inputs import ScriptFiles, StrictInput
+from conformance.core.surfaces import surface
+from conformance.surfaces.metric_compute import Metric
+
+# A task's folder name; harbor's task name is its folder's name.
+TaskName = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+# A registry dataset's name: looked up as "<name>@<version>".
+DatasetName = Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9._-]{1,64}$")]
+STAGES = ("environment", "agent_setup", "agent", "verifier")
+# What a job's trial stage may do besides: raise CancelledError itself, or be where the job is
+# interrupted (cancelled, as Ctrl-C cancels a running job) while it runs.
+TRIAL_RAISED = ("timeout", "RuntimeError", "ValueError", "OSError", "NonZeroAgentExitCodeError",
+                "CancelledError", "interrupt")
+
+
+class RewardFiles(StrictInput):
+    """reward.txt / reward.json bytes in a verifier folder; None: no such file."""
+
+    reward_txt: StrictBytes | None = None
+    reward_json: StrictBytes | None = None
+
+
+class TrialOutcome(StrictInput):
+    """One run of a trial: what its verifier leaves, and which stage raises what (default stage: the verifier).
+
+    ``raises: CancelledError``: the stage raises asyncio's CancelledError;
+    ``raises: interrupt``: the job is cancelled while the stage runs (what
+    Ctrl-C does), so the running trial gets CancelledError there.
+
+    ``before_verifier``: reward files already in the verifier folder when the
+    verifier starts (the agent wrote them). The verifier's test script writes
+    its own files over them, and leaves the others where they are.
+    """
+
+    reward_txt: StrictBytes | None = None
+    reward_json: StrictBytes | None = None
+    raises: Literal[TRIAL_RAISED] | None = None  # type: ignore[valid-type]
+    raises_in: Literal[STAGES] | None = None  # type: ignore[valid-type]
+    before_verifier: RewardFiles | None = None
+
+
+class JobTask(StrictInput):
+    """A task and its trials' outcomes, in the job's trial order (attempt, then agent); missing ones are ``{}``.
+
+    ``source``: for an ad-hoc task, the source its TaskConfig names (None:
+    none); it is the evals key's last part and the name its metrics are
+    looked up by. A dataset's tasks take the dataset's name.
+    """
+
+    name: TaskName
+    trials: list[TrialOutcome] = Field(default_factory=list)
+    source: StrictStr | None = None
+
+
+class JobAgent(StrictInput):
+    name: StrictStr
+    model: StrictStr | None = None
+
+
+class JobRetry(StrictInput):
+    """The job's retry policy (harbor's RetryConfig, without its waits).
+
+    A run that ends with an exception runs again, up to ``max_retries`` more
+    times, unless its exception type is in ``exclude_exceptions`` (left out
+    or null: harbor's default, AgentTimeoutError, VerifierTimeoutError and
+    the three reward-file errors; ``[]``: none) or, when
+    ``include_exceptions`` is non-empty, not in it.
+    """
+
+    max_retries: StrictInt = Field(default=0, ge=0, le=3)
+    include_exceptions: list[StrictStr] | None = None
+    exclude_exceptions: list[StrictStr] | None = None
+
+
+class JobDataset(StrictInput):
+    """A registry dataset: its metrics as registry.json lists them, and its tasks in order."""
+
+    name: DatasetName
+    metrics: list[Metric] = Field(default_factory=list)
+    tasks: list[JobTask] = Field(default_factory=list)
+
+
+@surface(
+    "job.result",
+    cache_note="a scripted job: the adapter names trials by their index in place of harbor's random names, "
+               "and keeps no time",
+    summary="a whole job's result.json scoring part and each trial's verifier result, through harbor's Job",
+    output="{n_total_trials, stats: {n_completed_trials, n_errored_trials, n_cancelled_trials, evals}, trials}, "
+           "or the exception Job.run raises",
+    spec="seed-003 §3-§5 (job result.json)",
+    strategy=".strategy:job_inputs",
+    batch_size=1,
+)
+class JobResultInput(StrictInput):
+    """A whole job: agents, attempts, the job's metrics, ad-hoc tasks and registry datasets.
+
+    ``scripts`` holds the files a ``uv-script`` metric names, as in metric.compute.
+    ``retry``: the job's retry policy; a task's outcomes then list its runs,
+    retries included, in the order they run.
+    """
+
+    agents: list[JobAgent] = Field(min_length=1, max_length=4)
+    n_attempts: StrictInt = Field(default=1, ge=1, le=10)
+    retry: JobRetry | None = None
+    metrics: list[Metric] = Field(default_factory=list)
+    tasks: list[JobTask] = Field(default_factory=list)
+    datasets: list[JobDataset] = Field(default_factory=list)
+    scripts: ScriptFiles = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> JobResultInput:
+        names = [d.name for d in self.datasets]
+        if len(set(names)) != len(names):
+            raise ValueError(f"dataset names must be distinct: {names}")
+        for dataset in self.datasets:
+            if any(task.source is not None for task in dataset.tasks):
+                raise ValueError(f"dataset {dataset.name!r}: a dataset's tasks take its name as their source")
+        per_task = self.n_attempts * len(self.agents) * (1 + (self.retry.max_retries if self.retry else 0))
+        for group in (self.tasks, *(d.tasks for d in self.datasets)):
+            tasks = [t.name for t in group]
+            if len(set(tasks)) != len(tasks):
+                raise ValueError(f"task names must be distinct within the ad-hoc tasks and within a dataset: {tasks}")
+            for task in group:
+                if len(task.trials) > per_task:
+                    raise ValueError(f"task {task.name!r} lists {len(task.trials)} trials; "
+                                     f"the job runs at most {per_task} (n_attempts x agents x (1 + max_retries))")
+        return self

@@ -1,0 +1,223 @@
+"""job.result on the oracle's side: a whole job through harbor's ``Job.create(config).run()``.
+
+Runs inside the oracle's virtualenv (standard library, harbor, and the
+oracle folder's scripted sandbox ``harbor_job``), loaded by path by
+``oracles/harbor_adapter.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import harbor_job
+
+
+def _registry_entry(name: str, version: str, metrics: list[Any], task_dirs: list[Path]) -> dict[str, Any]:
+    return {"name": name, "version": version, "description": "", "metrics": metrics,
+            "tasks": [{"name": task_dir.name, "path": str(task_dir)} for task_dir in task_dirs]}
+
+
+class JobResultSurface:
+    """job.result: a whole job through harbor's ``Job.create(config).run()``.
+
+    Request (see ``JobResultInput`` in this folder's ``__init__.py``): ``agents``
+    (name, model), ``n_attempts``, ``retry`` (a retry policy), the job's
+    ``metrics``, ad-hoc ``tasks`` and registry ``datasets`` (name, metrics,
+    tasks); a task is ``{name, trials: [phase, ...]}``, its trials' runs in
+    the job's order (attempt, then agent; a retry right after its run).
+
+    Datasets are served from a local registry.json (one entry each, version
+    "1.0"), the way a registry lists them; task folders are
+    ``tasks/<group>/<name>`` so two datasets may both hold a task "a". The job
+    runs with one trial at a time, no retries unless the request has a
+    policy (then no wait between runs), its trials in harbor's own order.
+    Output: harbor's ``result.json`` as written, cut to its scoring part
+    (``n_retries`` only with a retry policy), and each trial's ``result.json``
+    verifier result and exception type; trial names (random) become
+    ``trial-<i>``, their index in that order. When a trial is cancelled,
+    ``Job.run`` raises CancelledError: the output is then the result.json as
+    last written and the trials that started, in the order they started.
+    """
+
+    VERSION = "1.0"
+
+    def __init__(self, runner: harbor_job.TrialRunner) -> None:
+        self.runner = runner
+
+    @staticmethod
+    def _task_groups(request: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+        groups = [("adhoc", request.get("tasks") or [])]
+        groups += [(f"dataset-{i}", d.get("tasks") or []) for i, d in enumerate(request.get("datasets") or [])]
+        return groups
+
+    def _script(self, request: dict[str, Any], folder: Path) -> harbor_job.Script:
+        return harbor_job.Script({folder / "tasks" / group / task["name"]: list(task.get("trials") or [])
+                       for group, tasks in self._task_groups(request) for task in tasks})
+
+    def _config(self, request: dict[str, Any], folder: Path, environment: Any) -> Any:
+        from harbor.models.job.config import DatasetConfig, JobConfig, RetryConfig
+        from harbor.models.trial.config import AgentConfig, TaskConfig
+
+        dirs = {group: [harbor_job.write_task(folder / "tasks" / group, task["name"]) for task in tasks]
+                for group, tasks in self._task_groups(request)}
+        datasets = request.get("datasets") or []
+        registry = folder / "registry.json"
+        registry.write_text(json.dumps([
+            _registry_entry(d["name"], self.VERSION, d.get("metrics") or [], dirs[f"dataset-{i}"])
+            for i, d in enumerate(datasets)
+        ]))
+        return JobConfig(
+            job_name="job", jobs_dir=folder / "jobs", n_attempts=request.get("n_attempts", 1),
+            n_concurrent_trials=1, quiet=True, retry=self._retry(request.get("retry"), RetryConfig),
+            agents=[AgentConfig(import_path=harbor_job.AGENT_IMPORT_PATH, model_name=a.get("model"),
+                                kwargs={"agent_name": a["name"]}) for a in request["agents"]],
+            environment=environment,
+            metrics=request.get("metrics") or [],
+            tasks=[TaskConfig(path=path, source=task.get("source"))
+                   for path, task in zip(dirs["adhoc"], request.get("tasks") or [], strict=True)],
+            datasets=[DatasetConfig(name=d["name"], version=self.VERSION, registry_path=registry) for d in datasets],
+        )
+
+    @staticmethod
+    def _retry(retry: dict[str, Any] | None, retry_config: Any) -> Any:
+        """The job's RetryConfig: none without ``retry``; else its policy, with no wait between runs.
+
+        An ``exclude_exceptions`` left out (or null) keeps harbor's default set.
+        The wait (``min_wait_sec`` and up) is never part of what is written.
+        """
+        if retry is None:
+            return retry_config(max_retries=0)
+        policy = {key: retry[key] for key in ("max_retries", "include_exceptions", "exclude_exceptions")
+                  if retry.get(key) is not None}
+        return retry_config(**policy, min_wait_sec=0.0, max_wait_sec=0.0)
+
+    @staticmethod
+    async def _run_job(config: Any, with_retries: bool = False) -> dict[str, Any]:
+        from harbor.job import Job
+
+        job = await Job.create(config)
+        # Each trial's name, in the order the trials start (a retry starts its trial again).
+        started: dict[str, None] = {}
+
+        async def on_start(event: Any) -> None:
+            started.setdefault(event.config.trial_name, None)  # (trial_id is a UUID from 0.25.0 on)
+
+        job.on_trial_started(on_start)
+        task = asyncio.current_task()
+        assert task is not None
+        harbor_job.script_of(config.environment.kwargs["script"]).interrupt = task.cancel
+        try:
+            result = await job.run()
+            finished = [trial.trial_name for trial in result.trial_results]
+        except asyncio.CancelledError:
+            # A cancelled trial makes Job.run raise once every trial left has run, or at once when the
+            # job itself is cancelled: what the job wrote is its result.json as last written, and the
+            # result.json of each trial that started.
+            if task.cancelling():
+                task.uncancel()
+            finished = list(started)
+        job_dir = config.jobs_dir / config.job_name
+        names = {name: f"trial-{i}" for i, name in enumerate(finished)}
+        written = json.loads((job_dir / "result.json").read_bytes(), object_pairs_hook=_KeepDuplicates(names))
+        trials = []
+        for trial_name in finished:
+            on_disk = json.loads((job_dir / trial_name / "result.json").read_bytes(),
+                                 object_pairs_hook=_KeepDuplicates(names))
+            info = on_disk.get("exception_info")
+            trials.append({
+                "trial": names[trial_name],
+                "task_name": on_disk["task_name"],
+                "source": on_disk.get("source"),
+                "agent": on_disk["agent_info"]["name"],
+                "verifier_result": on_disk.get("verifier_result"),
+                "exception_type": None if info is None else info["exception_type"],
+            })
+        stats = written["stats"]
+        counts = ("n_completed_trials", "n_errored_trials", "n_cancelled_trials",
+                  *(("n_retries",) if with_retries else ()))
+        return {
+            "n_total_trials": written["n_total_trials"],
+            "stats": {
+                **{count: stats[count] for count in counts},
+                "evals": {key: {field: ev[field] for field in _EVAL_FIELDS} for key, ev in stats["evals"].items()},
+            },
+            "trials": trials,
+        }
+
+    def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
+        with_retries = request.get("retry") is not None
+        return self.runner.run(lambda folder, env: self._config(request, folder, env),
+                               lambda folder: self._script(request, folder),
+                               lambda config: self._run_job(config, with_retries))
+
+    def read_after(self, request: dict[str, Any], read: Any) -> Any:
+        """``read(path of the job's result.json)`` once the job has finished, failed, or been refused.
+
+        What a job leaves behind is read whatever became of it: a job that
+        fails mid-way leaves the result.json it last wrote; one harbor refuses
+        (its config, its metrics) leaves none.
+        """
+        folders: list[Path] = []
+
+        def config_for(folder: Path, environment: Any) -> Any:
+            folders.append(folder)
+            try:
+                return self._config(request, folder, environment)
+            except Exception:  # harbor refused the job before it ran
+                return None
+
+        async def run_then_read(config: Any) -> Any:
+            from harbor.job import Job
+
+            if config is not None:
+                task = asyncio.current_task()
+                assert task is not None
+                harbor_job.script_of(config.environment.kwargs["script"]).interrupt = task.cancel
+                try:
+                    await (await Job.create(config)).run()
+                except asyncio.CancelledError:  # a trial, or the job, was cancelled
+                    if task.cancelling():
+                        task.uncancel()
+                except Exception:  # the job failed; what it wrote so far is what is read
+                    pass
+            return read(folders[0] / "jobs" / "job" / "result.json")
+
+        return self.runner.run(config_for, lambda folder: self._script(request, folder), run_then_read)
+
+
+_EVAL_FIELDS = ("n_trials", "n_errors", "metrics", "pass_at_k", "reward_stats", "exception_stats")
+
+
+class _KeepDuplicates:
+    """A json object_pairs_hook: trial names become ``trial-<i>``; a key written twice is kept.
+
+    harbor writes one key twice when two reward values are unequal yet print
+    alike (two NaN rewards are two dict keys): the kit's ``distinct_keys``
+    keeps the n-th repeat as ``<key> (n)``.
+    """
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self.names = names
+
+    def _value(self, value: Any) -> Any:
+        if isinstance(value, list):
+            return [self.names.get(item, item) if isinstance(item, str) else item for item in value]
+        return value
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        from conformance_kit.candidate import distinct_keys  # the suite's kit, loaded by harbor_adapter.py
+
+        return distinct_keys([(key, self._value(value)) for key, value in pairs])
+
+
+def serve(context: Any) -> Any:
+    job_result = JobResultSurface(context.runner())
+
+    def answer(request: dict[str, Any]) -> Any:
+        with context.kit.working_folder(request.get("scripts")):  # where a uv-script metric's script_path resolves
+            return job_result(request)
+
+    return answer

@@ -1,0 +1,42 @@
+"""job.result: a whole job's result.json, as harbor 0.13.1 writes it."""
+
+from conformance.mutation.mutants import Mutant
+
+SURFACE = "job.result"
+
+
+def _m(slug: str, find: str, replace: str, bug: str, equivalent: str | None = None) -> Mutant:
+    return Mutant(slug, SURFACE, f"{__package__}.reference", find, replace, bug, equivalent)
+
+
+MUTANTS = [
+    _m("model-provider-kept", 'return (model.split("/", 1)[1] if "/" in model else model) or None',
+       'return model or None', "the model's provider prefix kept in the evals key"),
+    _m("model-last-segment", 'return (model.split("/", 1)[1] if "/" in model else model) or None',
+       'return model.rsplit("/", 1)[-1] or None', "the model's name taken after its last '/', not its first"),
+    _m("empty-model-kept", 'return (model.split("/", 1)[1] if "/" in model else model) or None',
+       'return model.split("/", 1)[1] if "/" in model else model',
+       "an empty model name kept instead of None",
+       equivalent="the model's name reaches the result only through the evals key, which leaves out a model "
+                  "that is empty and one that is None alike (a truthiness test)"),
+    _m("job-metrics-first", "table.setdefault(dataset[\"name\"], []).extend(own + job)",
+       "table.setdefault(dataset[\"name\"], []).extend(job + own)",
+       "the job's metrics listed before the dataset's own"),
+    _m("adhoc-without-job-metrics", 'table: dict[str, list[MetricFn]] = {"adhoc": list(job)}',
+       'table: dict[str, list[MetricFn]] = {"adhoc": []}', "ad-hoc tasks scored by mean alone, not the job's metrics"),
+    _m("final-metrics-by-source", 'return evals_key.split("__")[-1]', "return dataset",
+       "each evals key's final metrics those of its own dataset, not of the name after its last '__'"),
+    _m("infinity-written", "if isinstance(value, float) and not math.isfinite(value):",
+       "if isinstance(value, float) and math.isnan(value):",
+       "an infinite value written as it is, where harbor's result.json has null"),
+    _m("reward-buckets-by-text", 'stats["reward_stats"].setdefault(name, {}).setdefault(value, [])',
+       'stats["reward_stats"].setdefault(name, {}).setdefault(str(value), [])',
+       "reward_stats buckets keyed by the value's text: 1 and 1.0, 0.0 and -0.0 apart, NaNs together"),
+    _m("reward-bucket-keys-repr", "distinct_keys([(str(value), list(names))",
+       "distinct_keys([(repr(value), list(names))",
+       "reward_stats keys written with repr() instead of str()",
+       equivalent="rewards are ints and floats only (bools become floats), and on those repr() and str() "
+                  "give the same text"),
+    _m("empty-rewards-not-counted", 'stats["n_trials"] += 1', 'stats["n_trials"] += 1 if trial["rewards"] else 0',
+       "a trial whose rewards are an empty dict not counted in n_trials (a truthiness test for 'has a result')"),
+]

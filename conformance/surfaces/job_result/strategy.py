@@ -1,0 +1,186 @@
+"""job.result: whole jobs, small enough that each costs the oracle a few hundredths of a second.
+
+A job has one or two agents (names and models as users write them, some
+with "__" or an empty model name), one to three attempts, ad-hoc tasks
+and up to two registry datasets, metric lists on the job and on each
+dataset (built-in types, sometimes an invalid one), and for each trial an
+outcome: mostly a binary reward so pass@k has something to count, then
+rewards at the ends of the floats (infinite, NaN, overflowing a sum), any
+reward, an odd verifier dir (as multi_step.reward draws its steps), a stage
+that raises, or reward files the agent leaves before the verifier runs;
+some ad-hoc tasks name a source of their own. One outcome in twenty
+cancels: its stage raises CancelledError, or the job is interrupted there.
+One job in four has a retry policy (which exceptions it retries, up to two
+more runs); its tasks list more outcomes, raising ones more often, so that
+retries take the next ones. A uv-script metric appears one time in twenty:
+it runs after every trial, on both sides.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from conformance.strategies.weights import weighted
+from conformance.surfaces.metric_compute.strategy import shipped_scripts
+from conformance.surfaces.multi_step_reward.strategy import good_step, odd_step
+
+AGENT_NAMES = st.sampled_from(["nop", "oracle", "claude-code", "terminus-2", "my__agent", "codex", ""])
+MODELS = st.sampled_from([None, None, "openai/gpt-5", "anthropic/claude-opus-4", "gpt-4o", "openai/", "/m",
+                          "a/b/c", "x/y__z"])
+# Names with "__" first (Hypothesis draws the first option most): the evals key's last "__" then names
+# another dataset than the one the trial ran.
+DATASET_NAMES = st.sampled_from(["my__ds", "terminal-bench", "x__adhoc", "swe-bench", "ds", "adhoc", "hello.world"])
+TASK_NAMES = st.sampled_from(["a", "b", "c", "hello-world", "task_1"])
+
+binary = st.sampled_from([b"0", b"1", b"1.0", b"0\n"]).map(lambda data: {"reward_txt": data})
+# Rewards at the ends of the floats: result.json writes null for an infinite or NaN value, and a sum of two
+# of the largest overflows to infinity.
+extreme = st.one_of(
+    st.sampled_from([b"inf", b"-inf", b"1e308", b"nan", b"-1e308"]).map(lambda data: {"reward_txt": data}),
+    st.sampled_from([b'{"reward": Infinity}', b'{"reward": 1e308, "x": -Infinity}', b'{"reward": NaN}'])
+    .map(lambda data: {"reward_json": data}),
+)
+raising = st.builds(
+    lambda raised, stage, data: {"raises": raised, "raises_in": stage,
+                                 **({"reward_txt": data} if data is not None else {})},
+    st.sampled_from(["timeout", "timeout", "RuntimeError", "NonZeroAgentExitCodeError"]),
+    st.sampled_from(["agent", "agent", "verifier", "environment", "agent_setup"]),
+    st.sampled_from([b"1", b"0", None]),  # what the verifier would write, if harbor still runs it
+)
+# Reward files the agent leaves before the verifier runs, under a verifier outcome of any kind.
+planted = st.builds(
+    lambda under, left: {**under, "before_verifier": left},
+    st.one_of(binary, raising, st.just({})),
+    st.one_of(st.sampled_from([b"1", b"0", b""]).map(lambda data: {"reward_txt": data}),
+              st.sampled_from([b'{"reward": 1}', b'{"reward": 0.5}', b"[]"]).map(lambda data: {"reward_json": data})),
+)
+STAGES = ["environment", "agent_setup", "agent", "verifier"]
+# A trial cancelled: its stage raises CancelledError, or the job is interrupted (Ctrl-C) while it runs.
+cancelling = st.builds(lambda raised, stage, data: {"raises": raised, "raises_in": stage, "reward_txt": data},
+                       st.sampled_from(["CancelledError", "interrupt"]), st.sampled_from(STAGES),
+                       st.sampled_from([b"1", b"0"]))
+# What a retry policy decides on: exceptions it may retry (some after the verifier gave a reward: the
+# agent's exit code, retried by default, or its timeout), and errors it leaves alone by default.
+_RETRYABLE = {
+    "raises": st.builds(lambda raised, stage: {"raises": raised, "raises_in": stage, "reward_txt": b"1"},
+                        st.sampled_from(["RuntimeError", "ValueError", "OSError"]), st.sampled_from(STAGES)),
+    "scored": st.builds(lambda raised, data: {"raises": raised, "raises_in": "agent", **data},
+                        st.sampled_from(["NonZeroAgentExitCodeError", "NonZeroAgentExitCodeError", "timeout"]),
+                        st.sampled_from([{"reward_txt": b"1"}, {"reward_txt": b"0"},
+                                         {"reward_json": b'{"reward": 0, "x": 1}'}])),
+    "reward-file": st.sampled_from([{}, {"reward_txt": b""}]),
+}
+retryable = st.sampled_from(["raises", "raises", "scored", "scored", "reward-file"]).flatmap(_RETRYABLE.__getitem__)
+# one_of flattens nested one_ofs and weighs every branch alike: choose the kind explicitly.
+OUTCOME_KINDS = {"binary": binary, "extreme": extreme, "good": good_step, "odd": odd_step, "raising": raising,
+                 "planted": planted, "cancelling": cancelling, "retryable": retryable}
+_KINDS = ["binary", "binary", "binary", "extreme", "good", "odd", "raising", "raising", "planted"]
+# In forty-five outcomes: two cancelling, the rest by the kinds' weights.
+outcome = st.sampled_from(["cancelling"] * 2 + (_KINDS * 5)[2:]).flatmap(OUTCOME_KINDS.__getitem__)
+# Under a retry policy, a third of them raise something a retry may take, and three cancel (the
+# running stats a cancelled job leaves show what its retries took out).
+retry_outcome = st.sampled_from(["cancelling"] * 3 + ["retryable"] * 13 + (_KINDS * 3)[:24]).flatmap(
+    OUTCOME_KINDS.__getitem__)
+EXCEPTION_LISTS = st.sampled_from([["RuntimeError"], ["ValueError", "OSError"], ["RewardFileNotFoundError"],
+                                   ["RuntimeError", "AgentTimeoutError"], []])
+retry_policy = st.builds(
+    lambda n, include, exclude: {"max_retries": n, **({"include_exceptions": include} if include is not None else {}),
+                                 **({"exclude_exceptions": exclude} if exclude is not None else {})},
+    st.sampled_from([1, 1, 2, 0]),
+    weighted((1, EXCEPTION_LISTS), (1, st.none())),  # include lists half the time: a raised type in one is retried
+    weighted((1, st.none()), (1, EXCEPTION_LISTS)),
+)
+# An ad-hoc task's own source: mostly none; else "adhoc", "", or a name a dataset of the job may have.
+SOURCES = st.sampled_from([None] * 12 + ["adhoc", "", "terminal-bench", "ds", "swe"])
+
+# Built-in metrics, in lists whose order shows: the job's metrics follow each dataset's own.
+metric: st.SearchStrategy[dict[str, Any]] = st.sampled_from(["mean", "max", "min", "sum"]).map(lambda t: {"type": t})
+metrics = st.lists(metric, max_size=3)
+# An invalid metric fails the whole job, and with it whatever else the job would have shown: few jobs have
+# one, in one of their metric lists (drawn per list, they masked a third of all jobs).
+INVALID_METRICS: st.SearchStrategy[dict[str, Any]] = st.sampled_from(
+    [{"type": "median"}, {"type": "max", "kwargs": {"k": 1}}, {}])
+
+
+def _tasks(draw: st.DrawFn, n_trials: int, *, adhoc: bool = False, outcomes: st.SearchStrategy = outcome) -> list:
+    # Distinct names drawn first: a unique_by filter would print the (large) outcome strategy on each retry.
+    names = draw(st.lists(TASK_NAMES, max_size=3, unique=True))
+    tasks = [{"name": name, "trials": draw(st.lists(outcomes, max_size=n_trials))} for name in names]
+    for task in tasks if adhoc else []:
+        source = draw(SOURCES)
+        if source is not None:
+            task["source"] = source
+    return tasks
+
+
+@st.composite
+def builtin_jobs(draw: st.DrawFn, adhoc_sources: bool = True, invalid_metric: bool = False) -> dict:
+    agents = draw(st.lists(st.builds(lambda n, m: {"name": n, **({"model": m} if m is not None else {})},
+                                     AGENT_NAMES, MODELS), min_size=1, max_size=2))
+    n_attempts = draw(st.integers(1, 3))
+    retry = draw(retry_policy) if draw(st.integers(0, 3)) == 0 else None
+    # A task's outcomes are its runs: with retries, up to (1 + max_retries) per trial.
+    n_trials = n_attempts * len(agents) * (1 + (retry["max_retries"] if retry else 0))
+    outcomes = retry_outcome if retry else outcome
+    datasets = [{"name": name, "metrics": draw(metrics), "tasks": _tasks(draw, n_trials, outcomes=outcomes)}
+                for name in draw(st.lists(DATASET_NAMES, max_size=2, unique=True))]
+    job_metrics: list[dict[str, Any]] = draw(metrics)
+    job = {"agents": agents, "n_attempts": n_attempts, **({"retry": retry} if retry else {}), "metrics": job_metrics,
+           "tasks": _tasks(draw, n_trials, adhoc=adhoc_sources, outcomes=outcomes),
+           "datasets": datasets}
+    if invalid_metric:
+        invalid = draw(INVALID_METRICS)
+        lists: list[Any] = [job_metrics, *(d["metrics"] for d in datasets)]
+        into = lists[draw(st.integers(0, len(lists) - 1))]
+        into.insert(draw(st.integers(0, len(into))), invalid)
+    if not job["tasks"] and not any(d["tasks"] for d in datasets):
+        job["tasks"] = [{"name": "a", "trials": draw(st.lists(outcomes, min_size=1, max_size=n_trials))}]
+    return job
+
+
+def _uv_script_jobs() -> st.SearchStrategy[dict]:
+    shipped = shipped_scripts()
+    if not shipped:
+        return st.nothing()
+    return st.builds(
+        lambda name, first, outcomes: {
+            "agents": [{"name": "nop"}],
+            "metrics": [{"type": "mean"}, {"type": "uv-script", "kwargs": {"script_path": name}}][::1 if first else -1],
+            "tasks": [{"name": f"t{i}", "trials": [o]} for i, o in enumerate(outcomes)],
+            "scripts": {name: shipped[name]},
+        },
+        st.sampled_from(sorted(shipped)), st.booleans(), st.lists(outcome, min_size=1, max_size=3),
+    )
+
+
+# A run that is retried, then a cancelled trial: the running stats the cancelled job leaves show what
+# the retry took out (emptied lists stay). The retried run fails with a reward (the agent's exit code or
+# timeout, after which the verifier still runs) or without one.
+retried_then_cancelled = st.builds(
+    lambda first, then, cancel, exclude, agents: {
+        "agents": agents, "retry": {"max_retries": 1, **exclude},
+        "tasks": [{"name": "a", "trials": [first, then, *([then] * (len(agents) - 1))]},
+                  {"name": "b", "trials": [cancel] * len(agents)}],
+    },
+    st.one_of(retryable, _RETRYABLE["scored"]),
+    st.one_of(binary, retryable),
+    cancelling,
+    st.sampled_from([{}, {"exclude_exceptions": []}]),
+    st.sampled_from([[{"name": "nop"}], [{"name": "a"}, {"name": "b", "model": "p/m"}]]),
+)
+
+# one_of weighs distinct branches alike: a uv-script job one time in twenty, a retried then cancelled one
+# one time in twenty, a job with an invalid metric one time in twenty.
+builtin_job_inputs = builtin_jobs()
+invalid_metric_jobs = builtin_jobs(invalid_metric=True)
+# Without an ad-hoc task's own source, for what reads the result.json a job leaves: a source no
+# dataset has fails the job on its progress line, and the result.json being written then is
+# sometimes cut short (the write races the TaskGroup's cancellation), so what is left is not
+# one thing. job.result itself only sees the ExceptionGroup, every time.
+jobs_without_own_sources = st.sampled_from(range(20)).flatmap(
+    lambda i: builtin_jobs(adhoc_sources=False, invalid_metric=i == 19))
+uv_script_jobs = st.deferred(_uv_script_jobs)  # one strategy, built on its first draw
+job_inputs = st.sampled_from(range(20)).flatmap(
+    lambda i: {19: uv_script_jobs, 18: retried_then_cancelled, 17: invalid_metric_jobs}.get(i, builtin_job_inputs))

@@ -1,0 +1,35 @@
+"""outcome.summary: agent-challenge's BASE_BENCHMARK_RESULT= line from a job's result.json (seed-003 §5)."""
+
+from __future__ import annotations
+
+from pydantic import StrictBytes, model_validator
+
+from conformance.core.inputs import StrictInput
+from conformance.core.surfaces import surface
+from conformance.surfaces.job_result import JobResultInput
+
+
+@surface(
+    "outcome.summary",
+    cache_note="agent-challenge's summary of the bytes given, or of a scripted job (as job.result)",
+    summary="agent-challenge's BASE_BENCHMARK_RESULT= line from a job's result.json (or from a whole job, or no file)",
+    output="{summary: {status, score, resolved, total, reason_code}, line: str}",
+    spec="seed-003 §5 (agent-challenge outcome mapping)",
+    strategy=".strategy:outcome_inputs",
+    batch_size=1,
+)
+class OutcomeInput(StrictInput):
+    """What the runner finds where harbor's result.json should be: its bytes, or nothing.
+
+    ``job`` instead: the job.result input whose run writes the result.json,
+    so a case checks the line a runner would print for that job.
+    """
+
+    result_json: StrictBytes | None = None
+    job: JobResultInput | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> OutcomeInput:
+        if self.result_json is not None and self.job is not None:
+            raise ValueError("give result_json or job, not both")
+        return self

@@ -1,0 +1,31 @@
+"""pass_at_k: pass@k per evals key from the trials of a job (seed-003 §4)."""
+
+from __future__ import annotations
+
+from pydantic import StrictStr
+
+from conformance.core.inputs import RewardDict, StrictInput
+from conformance.core.surfaces import Bench, surface
+
+
+class Trial(StrictInput):
+    task_name: StrictStr
+    agent: StrictStr
+    model: StrictStr | None = None
+    source: StrictStr | None = None
+    rewards: RewardDict | None
+
+
+@surface(
+    "pass_at_k",
+    cache_note="a pure function of the trials",
+    summary="pass@k per evals key from a list of trials",
+    output="dict[evals_key, dict[int k, float]]",
+    spec="seed-003 §4",
+    strategy=".strategy:trial_sets",
+    bench=Bench(generated=True, targets={"exec inputs/s": 10_000, "wire / plain JSON": 2.0}),
+)
+class PassAtKInput(StrictInput):
+    """Trials in the order the job finished them."""
+
+    trials: list[Trial]

@@ -1,0 +1,44 @@
+"""pass_at_k on the oracle's side: harbor's ``compute_pass_at_k_by_evals`` over TrialResults built from the trials.
+
+Runs inside the oracle's virtualenv (standard library and harbor), loaded by
+path by ``oracles/harbor_adapter.py``, which calls :func:`serve` once.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from harbor.models.trial.config import TaskConfig as TrialTaskConfig
+from harbor.models.trial.config import TrialConfig
+from harbor.models.trial.result import AgentInfo, ModelInfo, TrialResult
+from harbor.models.verifier.result import VerifierResult
+from harbor.utils.pass_at_k import compute_pass_at_k_by_evals
+
+
+def _trial_result(index: int, trial: dict[str, Any]) -> TrialResult:
+    model = trial.get("model")
+    rewards = trial.get("rewards")
+    return TrialResult(
+        task_name=trial["task_name"],
+        trial_name=f"trial-{index}",
+        trial_uri=f"file:///trials/trial-{index}",
+        task_id={"path": trial["task_name"]},
+        source=trial.get("source"),
+        task_checksum="0",
+        config=TrialConfig(task=TrialTaskConfig(path=Path(trial["task_name"]))),
+        agent_info=AgentInfo(
+            name=trial["agent"], version="1.0",
+            model_info=ModelInfo(name=model) if model is not None else None,
+        ),
+        verifier_result=VerifierResult(rewards=rewards) if rewards is not None else None,
+    )
+
+
+def pass_at_k(request: dict[str, Any]) -> Any:
+    results = [_trial_result(i, t) for i, t in enumerate(request["trials"])]
+    return compute_pass_at_k_by_evals(results)
+
+
+def serve(context: Any) -> Any:
+    return pass_at_k

@@ -1,0 +1,139 @@
+"""A surface is one folder: every registered surface has all its parts, the generic layers name none of them,
+and a surface from outside the package (tests/toy_surface, through the entry-point group) certifies end to end
+with an oracle side of its own that harbor's virtualenv runs."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis.strategies import SearchStrategy
+
+from conformance.core import surfaces
+from conformance.core.loading import import_object
+from conformance.corpus import cases as case_corpus
+from conformance.mutation.mutants import Mutant
+from conformance.oracle.coverage import NoTargets, Target
+from conformance.report.reader import read
+
+ROOT = Path(__file__).resolve().parent.parent
+TOY = Path(__file__).resolve().parent / "toy_surface"
+BUILTIN = [s.name for s in surfaces.SURFACES.values() if s.package.startswith("conformance.surfaces.")]
+
+
+def _defines(path: Path, function: str) -> bool:
+    return any(isinstance(node, ast.FunctionDef) and node.name == function
+               for node in ast.parse(path.read_text(encoding="utf-8")).body)
+
+
+def _complete(surface: surfaces.Surface, cases_root: Path) -> list[str]:
+    """What the surface's folder lacks (empty: nothing)."""
+    missing = []
+    if surface.folder is None:
+        return ["a folder (it is declared in a plain module)"]
+    if not sorted((cases_root / surface.name).glob("*.yaml")):
+        missing.append(f"cases in {cases_root / surface.name}")
+    if surface.strategy is None or not isinstance(surface.inputs(), SearchStrategy):
+        missing.append("a strategy")
+    if surface.reference is None or not callable(import_object(surface.reference)):
+        missing.append("a reference answer")
+    mutants = import_object(surface.mutants) if surface.mutants else []
+    if not mutants or not all(isinstance(m, Mutant) and m.surface == surface.name for m in mutants):
+        missing.append("mutants of its own")
+    declared = import_object(surface.coverage) if surface.coverage else None
+    if not ((isinstance(declared, tuple) and declared and all(isinstance(t, Target) for t in declared))
+            or (isinstance(declared, NoTargets) and declared.reason)):
+        missing.append("coverage targets, or the reason it has none")
+    if surface.oracle is None and (surface.harbor_side is None or not _defines(surface.harbor_side, "serve")):
+        missing.append("an oracle side (harbor.py with serve) or an oracle of its own")
+    return missing
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_every_registered_surface_is_complete(name):
+    assert _complete(surfaces.get(name), case_corpus.default_root()) == []
+
+
+def test_the_suite_has_its_surfaces_as_folders():
+    folders = sorted(p.name for p in (ROOT / "conformance" / "surfaces").iterdir() if (p / "__init__.py").is_file())
+    assert len(BUILTIN) == len(folders) >= 8
+    assert sorted(surfaces.get(name).folder.name for name in BUILTIN) == folders
+
+
+def test_a_folder_missing_a_part_is_named(tmp_path):
+    incomplete = surfaces.Surface(name="t.x", summary="", input_model=surfaces.BaseModel, output="", spec="",
+                                  package=__name__)
+    assert _complete(incomplete, tmp_path) == ["a folder (it is declared in a plain module)"]
+
+
+def _string_constants(path: Path) -> list[tuple[int, str]]:
+    """A module's string constants, docstrings and other bare string statements left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bare = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in bare]
+
+
+def test_no_module_outside_the_surface_folders_names_a_surface():
+    """The generic layers (and the oracle's adapter) build their tables from the registry, never from a name."""
+    named = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, BUILTIN)) + r")(?!\w)")
+    modules = [p for p in (ROOT / "conformance").rglob("*.py") if "surfaces" not in p.relative_to(ROOT).parts[:2]]
+    modules += sorted((ROOT / "oracles").glob("*.py"))
+    found = [f"{path.relative_to(ROOT)}:{line}: {text[:80]!r}" for path in modules
+             for line, text in _string_constants(path) if named.search(text)]
+    assert len(modules) > 100 and found == []
+
+
+def test_the_check_sees_a_surface_named_in_code(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(f'"""Docstrings may say {BUILTIN[0]}."""\nX = ("{BUILTIN[0]}",)\n')
+    assert [text for _, text in _string_constants(module)] == [BUILTIN[0]]
+
+
+def _toy_env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(TOY), str(ROOT)]), "COLUMNS": "200"}
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "conformance.cli.app", *args], capture_output=True, text=True,
+                          env=_toy_env(), cwd=ROOT)
+
+
+def test_a_surface_from_outside_the_package_is_complete_and_registered():
+    script = ("import json; from conformance.core import surfaces; from tests.test_surfaces import _complete; "
+              "from pathlib import Path; s = surfaces.get('toy.reward_keys'); "
+              f"print(json.dumps([s.package, str(s.harbor_side), _complete(s, Path({str(TOY / 'cases')!r}))]))")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=_toy_env(), cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    package, harbor_side, missing = json.loads(proc.stdout)
+    assert package == "toy_surfaces.reward_keys" and harbor_side.endswith("reward_keys/harbor.py") and missing == []
+
+
+@pytest.mark.usefixtures("harbor_env")
+def test_a_surface_from_outside_the_package_certifies_end_to_end_with_its_own_oracle_side(tmp_path):
+    report = tmp_path / "r.jsonl"
+    proc = _cli("certify", "-c", "reference", "--cases", str(TOY / "cases"), "-s", "toy.reward_keys",
+                "--profile", "ci", "--max-examples", "40", "--no-oracle-cache", "--report", str(report))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = read(report)
+    assert "toy.reward_keys" in data.header.oracle.implementation.surfaces  # harbor's virtualenv served it
+    assert [(r.id, r.outcome) for r in data.records] == [("toy.reward_keys::insertion-order", "pass"),
+                                                        ("toy.reward_keys::empty", "pass")]
+    assert data.generated[0].surface == "toy.reward_keys" and data.generated[0].inputs_run == 40
+
+
+@pytest.mark.usefixtures("harbor_env")
+def test_a_surface_from_outside_the_package_catches_its_mutant(tmp_path):
+    report = tmp_path / "r.jsonl"
+    mutant = f"exec:{sys.executable} -m conformance.mutation.serve toy.reward_keys/sorted-keys"
+    proc = _cli("certify", "-c", mutant, "--cases", str(TOY / "cases"), "-s", "toy.reward_keys", "--no-generate",
+                "--report", str(report))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert {r.id: r.outcome for r in read(report).records} == {"toy.reward_keys::insertion-order": "fail",
+                                                              "toy.reward_keys::empty": "pass"}

@@ -7,7 +7,11 @@ Lines (:mod:`.process`). Both check the handshake the same way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -140,18 +144,36 @@ def check_started(started: Any, spec: Spec, validate: bool = False) -> Implement
     return handshake.implementation
 
 
+_IMPORT_PATH_LOCK = threading.RLock()  # a module imported may connect another in turn
+
+
+@contextmanager
+def _working_directory_importable() -> Iterator[None]:
+    """The working directory at the front of ``sys.path`` while inside (as ``python -m`` has it), taken out again
+    after, unless it was there before: connecting leaves the process's import path as it found it."""
+    here = os.getcwd()
+    with _IMPORT_PATH_LOCK:
+        added = here not in sys.path
+        if added:
+            sys.path.insert(0, here)
+        try:
+            yield
+        finally:
+            if added:
+                try:
+                    sys.path.remove(here)
+                except ValueError:  # taken out meanwhile by the module imported
+                    pass
+
+
 def import_target(spec: Spec | str, target: str) -> Any:
     """The object ``module:attr`` names, found as ``python -m`` would find it (modules beside the working
-    directory too); ConnectError saying what is missing."""
-    import os
-    import sys
-
+    directory too, while it is imported); ConnectError saying what is missing."""
     from conformance.core.loading import import_object
 
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
     try:
-        return import_object(target)
+        with _working_directory_importable():
+            return import_object(target)
     except ImportError as e:
         raise ConnectError(f"{spec}: cannot import {target.partition(':')[0]!r}: {e}") from None
     except AttributeError as e:

@@ -124,7 +124,13 @@ class _GcPaused:
     them counts toward the collector's next pass, and each pass walks every container still alive, the half-made
     value included: on a batch that is most of the cost. The values are trees, with no cycle to collect, so the
     collector waits until the outermost coding is done; then it runs as before. Counted, so threads coding at
-    once (a runner asking oracle and candidate together) leave it as they found it.
+    once (a runner asking oracle and candidate together) leave it as they found it: the last pause to end turns
+    the collector back on, whichever thread began first, and only if it was on before the first began.
+
+    Measured again (2 cores, msgspec 0.22, Python 3.11): a 256-input pass_at_k batch coded both ways (encoded,
+    written, read, decoded, its outputs encoded, written, read, decoded; 2.7 MB of lines) takes 172 ms a batch
+    paused, 314 ms with only each value's own coding paused, 456 ms never paused; with a million more objects
+    alive, 158 ms against 372 ms. It still pays, around every loop that codes a batch too.
     """
 
     def __init__(self) -> None:

@@ -24,6 +24,7 @@ from conformance.connection.protocol import PROTOCOL_VERSION, STARTED_ADAPTER, I
 from conformance.connection.replies import Reply
 from conformance.connection.spec import Spec
 from conformance.errors import UsageError
+from conformance.kit import wire
 
 DEFAULT_TIMEOUT = 30.0  # per request
 START_TIMEOUT = 120.0  # for the handshake: a first start may compile or load a lot
@@ -46,7 +47,8 @@ class Settings:
     ``timeout`` is per request; ``timeout_multiplier`` scales it and the start
     and stop timeouts (a slow runtime, a loaded machine). ``validate`` checks
     every message against the published JSON Schemas (--validate-protocol).
-    ``coverage_data``: for ``harbor==X`` only, run harbor under coverage.py into that file.
+    ``coverage_data``: for ``harbor==X`` only, run harbor under coverage.py into that file. ``codec``: the JSON
+    text of the lines written to and read from a process (the same lines either way; see conformance.kit.wire).
     """
 
     timeout: float = DEFAULT_TIMEOUT
@@ -54,6 +56,7 @@ class Settings:
     validate: bool = False
     coverage_data: Path | None = None
     log: Callable[[str], object] = silent
+    codec: wire.Codec = wire.DEFAULT
 
     @property
     def start_timeout(self) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,8 +83,33 @@ class StartFailure(ConnectError):
         self.reply = reply
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a connection can do beyond answering requests one at a time or in batches: declared by its kind.
+
+    ``width``: how many inputs that each run a whole job it answers at once, one request each
+    (:meth:`Connection.run_each`; a pool's processes). ``own_lane``: it talks to another process, so the runner
+    may ask it from a thread of its own while it works on the other side (:mod:`conformance.run.lanes`); an
+    in-process candidate, which may rely on running in the main thread, never is.
+    """
+
+    width: int = 1
+    own_lane: bool = False
+
+
 class Connection(Protocol):
     """An implementation the runner asks: the oracle, a candidate, or a candidate given up on."""
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    @property
+    def members(self) -> Sequence[Connection]:
+        """The connections it is made of (a pool's processes); () for one that is not made of others."""
+
+    @property
+    def exit_code(self) -> int | None:
+        """How its last process ended; None while it runs, or for a connection without a process of its own."""
 
     @property
     def spec(self) -> Spec: ...
@@ -105,6 +130,9 @@ class Connection(Protocol):
 
     def run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
         """Replies to several (seq, surface, input) requests at once; None where the caller must ask singly."""
+
+    def run_each(self, items: list[tuple[int, str, Any]]) -> list[Reply]:
+        """A ``run`` for each item, up to ``capabilities.width`` of them at once."""
 
     def close(self) -> Reply | None:
         """Stop the implementation; what went wrong doing so (a hang is a ``timeout``), or None."""
@@ -129,6 +157,29 @@ class Closing:
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
         self.stop_problem = self.close()
+
+
+class BaseConnection(Closing):
+    """What a connection kind inherits: the capabilities of one that answers one request at a time in the
+    caller's thread, made of nothing else, with no process of its own. A kind declares what it does beyond."""
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities()
+
+    @property
+    def members(self) -> Sequence[Connection]:
+        return ()
+
+    @property
+    def exit_code(self) -> int | None:
+        return None
+
+    def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
+        raise NotImplementedError
+
+    def run_each(self, items: list[tuple[int, str, Any]]) -> list[Reply]:
+        return [self.run(*item) for item in items]
 
 
 def check_started(started: Any, spec: Spec, validate: bool = False) -> Implementation:

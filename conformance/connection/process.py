@@ -34,7 +34,8 @@ from conformance.connection import groups, replies
 from conformance.connection.base import (
     MAX_LINE_BYTES,
     MAX_LINE_VALUES,
-    Closing,
+    BaseConnection,
+    Capabilities,
     ConnectError,
     Settings,
     StartFailure,
@@ -401,7 +402,7 @@ class _Process:
         self.stopped = True
 
 
-class Subprocess(Closing):
+class Subprocess(BaseConnection):
     """A program speaking JSON Lines; killed on a hang or a protocol error, restarted (handshake replayed) after.
 
     ``timeout``: per request, overriding the settings' (the harbor connector's floor).
@@ -434,6 +435,14 @@ class Subprocess(Closing):
             self._kill()
             shutil.rmtree(self.workdir, ignore_errors=True)
             raise
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(own_lane=True)  # another process: asked from a thread of its own
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.last.popen.poll() if self.last is not None else None
 
     @property
     def _live(self) -> _Process:

@@ -17,7 +17,6 @@ from conformance.connection.connectors import connect
 from conformance.connection.pool import Pool
 from conformance.core import surfaces
 from conformance.core.outcomes import Outcome
-from conformance.run import lanes
 from conformance.run.runner import Input, Oracle, run_input, run_inputs
 
 FAKE = Path(__file__).with_name("overlap_candidate.py")
@@ -44,7 +43,7 @@ def test_one_whole_job_input_goes_to_oracle_and_candidate_at_once(markers):
 def test_a_batch_goes_to_oracle_and_candidate_at_once(markers):
     inputs = [Input(f"x{i}", "reason.normalize", {"id": str(i), "group": str(i)}) for i in range(5)]
     with Oracle(connect(side(markers, "oracle", 2))) as oracle, connect(side(markers, "candidate", 2)) as candidate:
-        assert candidate.implementation.batch and lanes.is_process(candidate)
+        assert candidate.implementation.batch and candidate.capabilities.own_lane
         records = list(run_inputs(inputs, candidate, oracle))
     assert [r.outcome for r in records] == [Outcome.PASS] * 5
     assert all(r.oracle.output == TOGETHER for r in records)

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 import conformance.pytest_plugin.session  # noqa: F401 - as hypothesis, above
 from conformance.cli import app
 from conformance.connection import cached, connectors
-from conformance.connection.base import Closing, ConnectError
+from conformance.connection.base import BaseConnection, Capabilities, ConnectError
 from conformance.connection.replies import Reply
 from conformance.connection.spec import Spec
 from conformance.core import surfaces
@@ -40,8 +40,10 @@ REAL_CONNECT = connectors.connect
 pytest_plugins = ["pytester"]
 
 
-class Counting(Closing):
+class Counting(BaseConnection):
     """A connection that answers as the one it wraps, and keeps every input it was asked."""
+
+    capabilities = property(lambda self: Capabilities(own_lane=self.spec.harbor_version is not None))
 
     def __init__(self, inner: Any, spec: Spec = HARBOR) -> None:
         self.inner, self.spec = inner, spec

@@ -2,8 +2,8 @@
 
 Every line the fast path writes must be the standard library's, byte for byte, and every line it reads must
 give the same message (types, float bits, key order) or the same error (class, words, ``at_end``). The
-standard library's path is the module's own ``_dumps_stdlib`` / ``_loads_stdlib``: the code the oracle's
-virtualenv runs, where msgspec is absent.
+standard library's path is the codec ``wire.STDLIB``: the code the oracle's virtualenv runs, where msgspec is
+absent. The two are held to each other whatever the environment says: a codec is a value the caller picks.
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ from conformance.kit import wire
 from tests.budget import examples
 
 pytest.importorskip("msgspec")
-pytestmark = pytest.mark.skipif(wire.CODEC == "json", reason="the fast codec is turned off (HARBOR_CONFORMANCE_JSON)")
+FAST = wire.FAST
+STDLIB = wire.STDLIB
+pytestmark = pytest.mark.skipif(FAST is None, reason="msgspec is older than 0.19: no fast codec")
 
 
 def bits(value: float) -> int:
@@ -49,15 +51,16 @@ def read(reader: Any, line: str | bytes) -> Any:
 
 
 def same_line(message: dict[str, Any]) -> str:
-    fast = wire.dumps(message)
-    assert fast == wire._dumps_stdlib(message)
-    assert wire.dump_line(message) == (fast + "\n").encode("ascii")
+    fast = FAST.dumps(message)
+    assert fast == STDLIB.dumps(message)
+    assert FAST.dump_line(message) == STDLIB.dump_line(message) == (fast + "\n").encode("ascii")
+    assert wire.dumps(message) == fast  # the module's functions: the default codec, the fast one here
     return fast
 
 
 def same_reading(line: str | bytes) -> Any:
-    got = read(wire.loads, line)
-    assert got == read(wire._loads_stdlib, line), line[:200]
+    got = read(FAST.loads, line)
+    assert got == read(STDLIB.loads, line), line[:200]
     return got
 
 
@@ -104,14 +107,16 @@ def test_the_envelope_keeps_the_standard_librarys_numbers():
     assert same_line({"cmd": "batch", "items": [{"seq": 0.1}]}) == '{"cmd":"batch","items":[{"seq":0.1}]}'
     for bad in (math.nan, math.inf):
         for message in ({"v": bad}, {"items": [{"seq": bad}]}):
-            with pytest.raises(ValueError):
-                wire.dumps(message)
-            with pytest.raises(ValueError):
-                wire.dump_line(message)
-    with pytest.raises(TypeError):  # msgspec would write bytes as base64; the standard library refuses them
-        wire.dumps({"v": b"x"})
-    with pytest.raises(TypeError):
-        wire.dumps({"v": {1, 2}})
+            for codec in (FAST, STDLIB):
+                with pytest.raises(ValueError):
+                    codec.dumps(message)
+                with pytest.raises(ValueError):
+                    codec.dump_line(message)
+    for codec in (FAST, STDLIB):
+        with pytest.raises(TypeError):  # msgspec would write bytes as base64; the standard library refuses them
+            codec.dumps({"v": b"x"})
+        with pytest.raises(TypeError):
+            codec.dumps({"v": {1, 2}})
 
 
 # -- lines as a candidate may write them ------------------------------------------
@@ -190,3 +195,36 @@ def test_generated_lines_read_alike(line):
         same_reading(line.encode("utf-8"))
     except UnicodeEncodeError:
         pass
+
+
+# -- which codec ---------------------------------------------------------------------
+
+
+def test_the_codec_is_picked_by_the_caller_and_the_environment_only_read_at_an_edge(monkeypatch):
+    assert wire.DEFAULT is FAST and wire.CODEC == FAST.name and FAST.name.startswith("msgspec ")
+    assert STDLIB.name == "json"
+    assert wire.codec_from_environment({}) is FAST
+    assert wire.codec_from_environment({"HARBOR_CONFORMANCE_JSON": " StdLib "}) is STDLIB
+    assert wire.codec_from_environment({"HARBOR_CONFORMANCE_JSON": "msgspec"}) is FAST
+    monkeypatch.setenv("HARBOR_CONFORMANCE_JSON", "stdlib")  # read by nothing but codec_from_environment's callers
+    assert wire.DEFAULT is FAST and wire.dumps({"seq": 1}) == '{"seq":1}'
+
+
+def test_a_kit_candidate_serves_on_the_codec_it_is_given_or_the_environment_names(monkeypatch):
+    import io
+
+    from conformance.kit.candidate import Candidate
+
+    candidate = Candidate("codec-check", "1.0")
+    candidate.surface("pass_at_k")(lambda request: request)
+    request = wire.dumps({"cmd": "run", "seq": 1, "surface": "pass_at_k", "input": wire.encode({"a": 0.5})}) + "\n"
+    used: list[str] = []
+    for codec in (FAST, STDLIB):
+        monkeypatch.setattr(codec, "loads", lambda line, _c=codec, _o=codec.loads: used.append(_c.name) or _o(line))
+    for codec in (FAST, STDLIB):
+        out = io.StringIO()
+        candidate.serve(io.StringIO(request), out, codec=codec)
+        assert wire.decode(json.loads(out.getvalue())["output"]) == {"a": 0.5}
+    monkeypatch.setenv("HARBOR_CONFORMANCE_JSON", "stdlib")
+    candidate.serve(io.StringIO(request), io.StringIO())
+    assert used == [FAST.name, STDLIB.name, STDLIB.name]

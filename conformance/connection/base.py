@@ -7,7 +7,11 @@ Lines (:mod:`.process`). Both check the handshake the same way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -20,6 +24,7 @@ from conformance.connection.protocol import PROTOCOL_VERSION, STARTED_ADAPTER, I
 from conformance.connection.replies import Reply
 from conformance.connection.spec import Spec
 from conformance.errors import UsageError
+from conformance.kit import wire
 
 DEFAULT_TIMEOUT = 30.0  # per request
 START_TIMEOUT = 120.0  # for the handshake: a first start may compile or load a lot
@@ -42,7 +47,8 @@ class Settings:
     ``timeout`` is per request; ``timeout_multiplier`` scales it and the start
     and stop timeouts (a slow runtime, a loaded machine). ``validate`` checks
     every message against the published JSON Schemas (--validate-protocol).
-    ``coverage_data``: for ``harbor==X`` only, run harbor under coverage.py into that file.
+    ``coverage_data``: for ``harbor==X`` only, run harbor under coverage.py into that file. ``codec``: the JSON
+    text of the lines written to and read from a process (the same lines either way; see conformance.kit.wire).
     """
 
     timeout: float = DEFAULT_TIMEOUT
@@ -50,6 +56,7 @@ class Settings:
     validate: bool = False
     coverage_data: Path | None = None
     log: Callable[[str], object] = silent
+    codec: wire.Codec = wire.DEFAULT
 
     @property
     def start_timeout(self) -> float:
@@ -76,8 +83,33 @@ class StartFailure(ConnectError):
         self.reply = reply
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a connection can do beyond answering requests one at a time or in batches: declared by its kind.
+
+    ``width``: how many inputs that each run a whole job it answers at once, one request each
+    (:meth:`Connection.run_each`; a pool's processes). ``own_lane``: it talks to another process, so the runner
+    may ask it from a thread of its own while it works on the other side (:mod:`conformance.run.lanes`); an
+    in-process candidate, which may rely on running in the main thread, never is.
+    """
+
+    width: int = 1
+    own_lane: bool = False
+
+
 class Connection(Protocol):
     """An implementation the runner asks: the oracle, a candidate, or a candidate given up on."""
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    @property
+    def members(self) -> Sequence[Connection]:
+        """The connections it is made of (a pool's processes); () for one that is not made of others."""
+
+    @property
+    def exit_code(self) -> int | None:
+        """How its last process ended; None while it runs, or for a connection without a process of its own."""
 
     @property
     def spec(self) -> Spec: ...
@@ -98,6 +130,9 @@ class Connection(Protocol):
 
     def run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
         """Replies to several (seq, surface, input) requests at once; None where the caller must ask singly."""
+
+    def run_each(self, items: list[tuple[int, str, Any]]) -> list[Reply]:
+        """A ``run`` for each item, up to ``capabilities.width`` of them at once."""
 
     def close(self) -> Reply | None:
         """Stop the implementation; what went wrong doing so (a hang is a ``timeout``), or None."""
@@ -124,6 +159,29 @@ class Closing:
         self.stop_problem = self.close()
 
 
+class BaseConnection(Closing):
+    """What a connection kind inherits: the capabilities of one that answers one request at a time in the
+    caller's thread, made of nothing else, with no process of its own. A kind declares what it does beyond."""
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities()
+
+    @property
+    def members(self) -> Sequence[Connection]:
+        return ()
+
+    @property
+    def exit_code(self) -> int | None:
+        return None
+
+    def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
+        raise NotImplementedError
+
+    def run_each(self, items: list[tuple[int, str, Any]]) -> list[Reply]:
+        return [self.run(*item) for item in items]
+
+
 def check_started(started: Any, spec: Spec, validate: bool = False) -> Implementation:
     """The implementation a handshake declares; ConnectError saying what is wrong with it."""
     try:
@@ -140,18 +198,36 @@ def check_started(started: Any, spec: Spec, validate: bool = False) -> Implement
     return handshake.implementation
 
 
+_IMPORT_PATH_LOCK = threading.RLock()  # a module imported may connect another in turn
+
+
+@contextmanager
+def _working_directory_importable() -> Iterator[None]:
+    """The working directory at the front of ``sys.path`` while inside (as ``python -m`` has it), taken out again
+    after, unless it was there before: connecting leaves the process's import path as it found it."""
+    here = os.getcwd()
+    with _IMPORT_PATH_LOCK:
+        added = here not in sys.path
+        if added:
+            sys.path.insert(0, here)
+        try:
+            yield
+        finally:
+            if added:
+                try:
+                    sys.path.remove(here)
+                except ValueError:  # taken out meanwhile by the module imported
+                    pass
+
+
 def import_target(spec: Spec | str, target: str) -> Any:
     """The object ``module:attr`` names, found as ``python -m`` would find it (modules beside the working
-    directory too); ConnectError saying what is missing."""
-    import os
-    import sys
-
+    directory too, while it is imported); ConnectError saying what is missing."""
     from conformance.core.loading import import_object
 
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
     try:
-        return import_object(target)
+        with _working_directory_importable():
+            return import_object(target)
     except ImportError as e:
         raise ConnectError(f"{spec}: cannot import {target.partition(':')[0]!r}: {e}") from None
     except AttributeError as e:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.connection.base import Closing, Connection
+from conformance.connection.base import BaseConnection, Capabilities, Connection
 from conformance.connection.protocol import Implementation
 from conformance.connection.replies import Reply
 from conformance.connection.spec import Spec
@@ -20,7 +20,7 @@ from conformance.core.outcomes import LOST, ReplyKind
 DEFAULT_LIMIT = 5
 
 
-class Breaker(Closing):
+class Breaker(BaseConnection):
     """A candidate connection given up on after ``limit`` consecutive lost replies; itself a Connection."""
 
     def __init__(self, connection: Connection | None, limit: int = DEFAULT_LIMIT, *, spec: Spec | None = None,
@@ -43,6 +43,16 @@ class Breaker(Closing):
     @property
     def spec(self) -> Spec:
         return self._spec
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """Its connection's lane, if it has one: one request at a time, whatever its connection's width."""
+        own_lane = self.connection is not None and self.connection.capabilities.own_lane
+        return Capabilities(own_lane=own_lane)
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.connection.exit_code if self.connection is not None else None
 
     @property
     def implementation(self) -> Implementation | None:

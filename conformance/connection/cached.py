@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from conformance.connection import connectors
-from conformance.connection.base import Closing, ConnectError, Connection, StartFailure, silent
+from conformance.connection.base import BaseConnection, Capabilities, ConnectError, Connection, StartFailure, silent
 from conformance.connection.protocol import Implementation
 from conformance.connection.replies import Reply
 from conformance.connection.spec import Spec
@@ -64,7 +64,7 @@ def answered_from_cache(connection: Connection | None) -> int:
     """How many replies ``connection`` took from the cache so far (0 for a connection without it)."""
     if isinstance(connection, CachedOracle):
         return connection.hits
-    return sum(answered_from_cache(member) for member in getattr(connection, "members", ()))  # a pool of them
+    return sum(answered_from_cache(member) for member in connection.members) if connection is not None else 0
 
 
 def _entry(reply: Reply) -> str | None:
@@ -102,7 +102,7 @@ def _implementation(stored: str | None) -> Implementation | None:
         return None
 
 
-class CachedOracle(Closing):
+class CachedOracle(BaseConnection):
     """A harbor connection that answers from the cache where it can, and stores what harbor answers."""
 
     def __init__(self, spec: Spec, oracle: answers.Identity, store: answers.AnswerStore,
@@ -137,6 +137,14 @@ class CachedOracle(Closing):
             except ConnectError as e:
                 self._start_failure = Reply(ReplyKind.CRASH, detail=f"the oracle did not start: {e}")
         return dataclasses.replace(self._start_failure)
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(own_lane=True)  # harbor's process, once a miss starts it; the store's reads meanwhile
+
+    @property
+    def exit_code(self) -> int | None:
+        return self._live.exit_code if self._live is not None else None
 
     @property
     def started(self) -> bool:

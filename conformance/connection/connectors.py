@@ -152,9 +152,14 @@ def connect(spec: Spec | str, *, timeout: float = DEFAULT_TIMEOUT, timeout_multi
             log: Callable[[str], object] = silent) -> Connection:
     """Connect to what ``spec`` names (a string is parsed first); the settings are those of :class:`Settings`."""
     spec = parse(spec) if isinstance(spec, str) else spec
-    if coverage_data is not None and spec.harbor_version is None:
+    return connect_with(spec, Settings(timeout, timeout_multiplier, validate, coverage_data, log))
+
+
+def connect_with(spec: Spec, settings: Settings) -> Connection:
+    """Connect to what ``spec`` names, as ``settings`` say: for a caller that holds both as values already."""
+    if settings.coverage_data is not None and spec.harbor_version is None:
         raise ConnectError(f"{spec}: coverage is measured only for harbor==VERSION, the oracle's own code")
-    if timeout_multiplier <= 0 or timeout <= 0:
-        raise ConnectError(f"{spec}: timeouts must be positive (timeout {timeout}, multiplier {timeout_multiplier})")
-    settings = Settings(timeout, timeout_multiplier, validate, coverage_data, log)
+    if settings.timeout_multiplier <= 0 or settings.timeout <= 0:
+        raise ConnectError(f"{spec}: timeouts must be positive (timeout {settings.timeout}, "
+                           f"multiplier {settings.timeout_multiplier})")
     return _connector(spec.kind).connect(spec, settings)

@@ -5,15 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.connection import replies
-from conformance.connection.base import Closing, check_started
+from conformance.connection.base import BaseConnection, check_started
 from conformance.connection.protocol import PROTOCOL_VERSION, Implementation
 from conformance.connection.replies import Reply
 from conformance.connection.spec import Spec
 from conformance.core.outcomes import ReplyKind
 
 
-class InProcess(Closing):
-    """A Python object with ``handle(request) -> reply``; an exception it raises is a ``crash`` of that request."""
+class InProcess(BaseConnection):
+    """A Python object with ``handle(request) -> reply``; an exception it raises is a ``crash`` of that request.
+
+    Asked in the caller's thread (it may rely on running in the main one): the base's capabilities.
+    """
 
     def __init__(self, spec: Spec, target: Any, *, validate: bool = False) -> None:
         self.spec = spec

@@ -15,16 +15,16 @@ for at once (:meth:`Pool.run_each`), each answering one of them at a time.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from conformance.connection.base import Closing, ConnectError, Connection
+from conformance.connection.base import BaseConnection, Capabilities, ConnectError, Connection
 from conformance.connection.protocol import Implementation
 from conformance.connection.replies import Reply
 from conformance.connection.spec import Spec
 
 
-class Pool(Closing):
+class Pool(BaseConnection):
     """Up to ``width`` connections of one spec, the first one given, the others made by ``start`` on demand."""
 
     def __init__(self, first: Connection, start: Callable[[], Connection], width: int,
@@ -33,8 +33,16 @@ class Pool(Closing):
         self.start = start
         self.width = max(1, width)
         self.log = log
-        self.members: list[Connection] = [first]
+        self._members: list[Connection] = [first]
         self.start_problem = ""  # why a member could not be started: the pool then stays as wide as it is
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(width=self.width, own_lane=self.first.capabilities.own_lane)
+
+    @property
+    def members(self) -> Sequence[Connection]:
+        return tuple(self._members)
 
     @property
     def spec(self) -> Spec:
@@ -50,7 +58,7 @@ class Pool(Closing):
 
     @property
     def batch_fallbacks(self) -> list[str]:
-        return [why for member in self.members for why in member.batch_fallbacks]
+        return [why for member in self._members for why in member.batch_fallbacks]
 
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
         return self.first.run(seq, surface, input_wire)
@@ -59,14 +67,14 @@ class Pool(Closing):
         return self.first.run_batch(items)
 
     def _grow(self, wanted: int) -> list[Connection]:
-        while len(self.members) < min(wanted, self.width) and not self.start_problem:
-            self.log(f"starting another process of {self.spec} ({len(self.members) + 1} of {self.width})")
+        while len(self._members) < min(wanted, self.width) and not self.start_problem:
+            self.log(f"starting another process of {self.spec} ({len(self._members) + 1} of {self.width})")
             try:
-                self.members.append(self.start())
+                self._members.append(self.start())
             except ConnectError as e:
                 self.start_problem = str(e)
-                self.log(f"{self.spec}: going on with {len(self.members)} process(es): {e}")
-        return self.members[:wanted]
+                self.log(f"{self.spec}: going on with {len(self._members)} process(es): {e}")
+        return self._members[:wanted]
 
     def run_each(self, items: list[tuple[int, str, Any]]) -> list[Reply]:
         """A ``run`` for each item, each member answering every n-th of them, all members at once."""
@@ -93,8 +101,8 @@ class Pool(Closing):
 
     def close(self) -> Reply | None:
         """Stop every member; what went wrong stopping the first (the others only ever answered whole jobs)."""
-        others = self.members[1:]
-        del self.members[1:]
+        others = self._members[1:]
+        del self._members[1:]
         try:
             for member in others:
                 member.close()

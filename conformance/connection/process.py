@@ -34,7 +34,8 @@ from conformance.connection import groups, replies
 from conformance.connection.base import (
     MAX_LINE_BYTES,
     MAX_LINE_VALUES,
-    Closing,
+    BaseConnection,
+    Capabilities,
     ConnectError,
     Settings,
     StartFailure,
@@ -186,12 +187,14 @@ def json_values(line: bytes, limit: int) -> int:
 class _Process:
     """One run of the program: its pipes (read while the harness waits on it), and what it wrote so far."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], max_line_bytes: int, max_line_values: int) -> None:
+    def __init__(self, popen: subprocess.Popen[bytes], max_line_bytes: int, max_line_values: int,
+                 codec: wire.Codec = wire.DEFAULT) -> None:
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None  # all piped
         self.popen = popen
         self.pgid = popen.pid  # start_new_session: the leader of its own group
         self.max_line_bytes = max_line_bytes
         self.max_line_values = max_line_values
+        self.codec = codec
         self._files: list[IO[bytes]] = [popen.stdin, popen.stdout, popen.stderr]
         self.stdin, self.stdout, self.stderr_fd = popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno()
         for fd in (self.stdin, self.stdout, self.stderr_fd):
@@ -274,7 +277,7 @@ class _Process:
         if (values := json_values(raw, self.max_line_values)) > self.max_line_values:
             return self._oversized(f"a stdout line of {len(raw)} bytes holding about {values} JSON values, more "
                                    f"than {self.max_line_values}")
-        message, problem = replies.parse_line(raw)
+        message, problem = replies.parse_line(raw, self.codec)
         del raw
         return Broke(problem) if problem is not None else Line(message)
 
@@ -291,10 +294,10 @@ class _Process:
             return None  # (and at the end of stdout: the process is gone; the request finds out)
         end = self.pending.find(b"\n", 0, STRAY_PREVIEW)
         if end != -1 and json_values(bytes(self.pending[:end + 1]), self.max_line_values) <= self.max_line_values:
-            message, problem = replies.parse_line(bytes(self.pending[:end + 1]))
+            message, problem = replies.parse_line(bytes(self.pending[:end + 1]), self.codec)
             if problem is not None:  # the line itself broke the protocol
                 return problem
-            shown = wire.dumps(message)
+            shown = self.codec.dumps(message)
             shown = shown[:200] + (f" ... ({len(shown)} characters)" if len(shown) > 200 else "")
         else:
             text = self.pending[:200].decode("utf-8", "replace")
@@ -399,7 +402,7 @@ class _Process:
         self.stopped = True
 
 
-class Subprocess(Closing):
+class Subprocess(BaseConnection):
     """A program speaking JSON Lines; killed on a hang or a protocol error, restarted (handshake replayed) after.
 
     ``timeout``: per request, overriding the settings' (the harbor connector's floor).
@@ -417,6 +420,7 @@ class Subprocess(Closing):
         self.max_line_bytes = max_line_bytes
         self.max_line_values = max_line_values
         self.validate = settings.validate
+        self.codec = settings.codec
         self.broken = ""
         self.workdir: Path = groups.new_workdir()
         self.process: _Process | None = None
@@ -433,6 +437,14 @@ class Subprocess(Closing):
             raise
 
     @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(own_lane=True)  # another process: asked from a thread of its own
+
+    @property
+    def exit_code(self) -> int | None:
+        return self.last.popen.poll() if self.last is not None else None
+
+    @property
     def _live(self) -> _Process:
         """The running process: only asked for between a start and the next kill."""
         assert self.process is not None, "no process is running"
@@ -447,7 +459,7 @@ class Subprocess(Closing):
         except OSError as e:
             raise ConnectError(f"{self.spec}: cannot start {self.argv[0]!r}: {e}") from None
         self.answered = set()
-        self.process = self.last = _Process(popen, self.max_line_bytes, self.max_line_values)
+        self.process = self.last = _Process(popen, self.max_line_bytes, self.max_line_values, self.codec)
         groups.record_owner(self.workdir, popen.pid)  # for the next run, should this harness be killed outright
         return self.process
 
@@ -457,7 +469,7 @@ class Subprocess(Closing):
     def _request(self, message: dict[str, Any], timeout: float) -> Received:
         """Send one request and wait for its line, ``timeout`` s for both."""
         deadline = time.monotonic() + timeout
-        return self._live.send(wire.dump_line(message), deadline) or self._live.receive(deadline)
+        return self._live.send(self.codec.dump_line(message), deadline) or self._live.receive(deadline)
 
     def _closed(self, closed: Closed, when: str = "") -> Reply:
         """The process stopped answering (it exited, or closed stdout): a crash, with its stderr tail."""
@@ -628,7 +640,7 @@ class Subprocess(Closing):
                 deadline = time.monotonic() + self.stop_timeout
                 process.abandoned = False  # this thread's own wait for the exit
                 process.discarding = True  # a reply to nothing, or anything else, from here on is dropped
-                process.send(wire.dump_line({"cmd": "stop"}), deadline)
+                process.send(self.codec.dump_line({"cmd": "stop"}), deadline)
                 process.close_stdin()
                 if not process.wait_exit(deadline):
                     problem = Reply(ReplyKind.TIMEOUT,

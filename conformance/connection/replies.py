@@ -102,14 +102,14 @@ def protocol_error(error: ProtocolError, detail: str) -> Reply:
     return Reply(ReplyKind.PROTOCOL_ERROR, detail=detail, error=ProtocolError(error))
 
 
-def parse_line(raw: bytes) -> tuple[Any, Reply | None]:
-    """A stdout line as a message, or the protocol error it is."""
+def parse_line(raw: bytes, codec: wire.Codec = wire.DEFAULT) -> tuple[Any, Reply | None]:
+    """A stdout line as a message, or the protocol error it is; read by ``codec``."""
     text = raw.decode("utf-8", "replace").rstrip("\r\n")
     quoted = f"{text[:200]!r}" + (f" ... ({len(text)} characters)" if len(text) > 200 else "")
     if not text.strip():
         return None, protocol_error(ProtocolError.NOT_PROTOCOL, "a blank line on stdout")
     try:
-        message = wire.loads(raw)
+        message = codec.loads(raw)
     except wire.WireError as e:
         if not text.lstrip().startswith(("{", "[")):
             return None, protocol_error(ProtocolError.NOT_PROTOCOL,

@@ -40,3 +40,8 @@ class Spec:
     def report_id(self) -> str:
         """The spec as a file name: what a report is named after by default."""
         return re.sub(r"[^A-Za-z0-9_.=-]+", "_", self.text).strip("_") or "candidate"
+
+
+def harbor_spec(version: str) -> Spec:
+    """The spec of a harbor release, made from its version (nothing to parse)."""
+    return Spec(HARBOR_PREFIX + version, HARBOR_KIND, version)

@@ -169,21 +169,28 @@ class Candidate:
             return None
         return {"errored": {"message": f"unknown command {cmd!r}"}}
 
-    def serve(self, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> None:
-        """Speak the protocol over JSON Lines until ``stop`` or end of input."""
+    def serve(self, stdin: IO[str] | None = None, stdout: IO[str] | None = None,
+              codec: wire.Codec | None = None) -> None:
+        """Speak the protocol over JSON Lines until ``stop`` or end of input.
+
+        ``codec``: the JSON text of the lines (the same lines either way). Without one, a candidate program's
+        entry point is where the environment is read: ``HARBOR_CONFORMANCE_JSON=stdlib`` keeps to the standard
+        library, else the fast codec where msgspec is installed.
+        """
         stdin = stdin or sys.stdin
         stdout = stdout or sys.stdout
+        lines = codec if codec is not None else wire.codec_from_environment(os.environ)
         for line in stdin:
             if not line.strip():
                 continue
             try:
-                request = wire.loads(line)
+                request = lines.loads(line)
             except wire.WireError as e:
-                stdout.write(wire.dumps({"errored": {"message": str(e)}}) + "\n")
+                stdout.write(lines.dumps({"errored": {"message": str(e)}}) + "\n")
                 stdout.flush()
                 continue
             reply = self.handle(request)
             if reply is None:
                 return
-            stdout.write(wire.dumps(reply) + "\n")
+            stdout.write(lines.dumps(reply) + "\n")
             stdout.flush()

@@ -13,19 +13,41 @@ from pathlib import Path
 from typing import Any
 
 from conformance import ORACLE_RELEASE
-from conformance.connection.base import Connection
-from conformance.connection.connectors import connect
+from conformance.connection.base import BaseConnection, Capabilities, Connection, Settings
+from conformance.connection.connectors import connect_with
+from conformance.connection.protocol import Implementation
 from conformance.connection.replies import Reply
+from conformance.connection.spec import Spec, harbor_spec
 from conformance.core.outcomes import LOST
 from conformance.oracle.coverage import CoverageError, CoverageResult, analyse
 
 
-class _Watched:
+class _Watched(BaseConnection):
     """The oracle connection, counting replies after which its process was gone (and its coverage with it)."""
 
     def __init__(self, connection: Connection) -> None:
         self._connection = connection
         self.lost = 0
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(own_lane=self._connection.capabilities.own_lane)  # each request through run()
+
+    @property
+    def spec(self) -> Spec:
+        return self._connection.spec
+
+    @property
+    def implementation(self) -> Implementation | None:
+        return self._connection.implementation
+
+    @property
+    def broken(self) -> str:
+        return self._connection.broken
+
+    @property
+    def batch_fallbacks(self) -> list[str]:
+        return self._connection.batch_fallbacks
 
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
         reply = self._connection.run(seq, surface, input_wire)
@@ -33,8 +55,11 @@ class _Watched:
             self.lost += 1
         return reply
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._connection, name)
+    def run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
+        return self._connection.run_batch(items)
+
+    def close(self) -> Reply | None:
+        return self._connection.close()
 
 
 def measure(run: Callable[[Connection], None], *, harbor_version: str = ORACLE_RELEASE,
@@ -42,14 +67,13 @@ def measure(run: Callable[[Connection], None], *, harbor_version: str = ORACLE_R
     """Connect an instrumented harbor oracle, let ``run`` send it requests, close it, analyse."""
     with tempfile.TemporaryDirectory(prefix="conformance-coverage-") as tmp:
         data_file = Path(tmp) / "coverage.data"
-        connection = connect(f"harbor=={harbor_version}", coverage_data=data_file, log=log)
+        connection = connect_with(harbor_spec(harbor_version), Settings(coverage_data=data_file, log=log))
         watched = _Watched(connection)
         try:
             run(watched)
         finally:
             connection.close()  # `stop`: the adapter returns, coverage.py saves at exit
-        process = getattr(connection, "process", None)
-        if process is not None and process.popen.returncode != 0:
+        if connection.exit_code not in (None, 0):  # the last process did not end normally: its coverage is lost
             watched.lost += 1
         if watched.lost:
             log(f"{watched.lost} oracle process(es) ended abnormally: the coverage they gathered is missing")

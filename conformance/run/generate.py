@@ -32,9 +32,9 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import threading
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -138,28 +138,35 @@ def divergence_type(kind: tuple[str, ...]) -> type[Divergence]:
     return _KINDS[kind]
 
 
-@contextmanager
-def _inputs_independent_of_imports() -> Iterator[None]:
-    """Keep Hypothesis from mixing literals of locally imported modules into its draws.
+# Hypothesis mines the literals of every local module in sys.modules (its "local constants") and mixes them into
+# its draws; an in-process candidate's own module (or which commands of this package ran) would then change the
+# inputs a seed produces, and the same seed must give every candidate the same inputs. No setting turns the
+# mining off, so the private function that does it is replaced, once per process, by one that finds nothing;
+# every Hypothesis run of the process then draws only Hypothesis's own constants. Written against Hypothesis
+# 6.131 to 6.155 (providers._get_local_constants, providers.Constants, providers.CONSTANTS_CACHE);
+# tests/test_generate_isolation.py fails when they change. A Hypothesis without the mining needs nothing.
+_LOCAL_CONSTANTS_LOCK = threading.Lock()
+_local_constants_off = False
 
-    Hypothesis mines constants from every non-site-packages module in
-    sys.modules; an in-process candidate's own module (or which commands of
-    this package ran) would then change the inputs a seed produces, and the
-    same seed must give every candidate the same inputs.
-    """
+
+def _no_local_constants() -> Any:
     from hypothesis.internal.conjecture import providers
 
-    original = getattr(providers, "_get_local_constants", None)
-    if original is None or not hasattr(providers, "Constants"):  # a Hypothesis without the feature
-        yield
-        return
-    providers._get_local_constants = providers.Constants
-    providers.CONSTANTS_CACHE.cache.clear()
-    try:
-        yield
-    finally:
-        providers._get_local_constants = original
-        providers.CONSTANTS_CACHE.cache.clear()
+    return providers.Constants()  # type: ignore[attr-defined]  # imported there, not re-exported
+
+
+def inputs_independent_of_imports() -> None:
+    """Keep Hypothesis from mixing literals of locally imported modules into its draws (idempotent, thread-safe)."""
+    global _local_constants_off
+    with _LOCAL_CONSTANTS_LOCK:  # once a round: a lock costs nothing beside it
+        if _local_constants_off:
+            return
+        from hypothesis.internal.conjecture import providers
+
+        if hasattr(providers, "_get_local_constants") and hasattr(providers, "Constants"):
+            providers._get_local_constants = _no_local_constants
+            providers.CONSTANTS_CACHE.cache.clear()  # constants of a run before: computed with the local ones
+        _local_constants_off = True
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
@@ -422,7 +429,8 @@ def _round(
     test: Callable[[], None] = configured(hypothesis.seed(seed)(property_test))
     try:
         # findings go to the report, not to stdout
-        with with_reporter(lambda _message: None), _inputs_independent_of_imports(), warnings.catch_warnings():
+        inputs_independent_of_imports()
+        with with_reporter(lambda _message: None), warnings.catch_warnings():
             # The shrinker describes a strategy it cannot re-encode a value for, at any length: not for the console.
             warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
             test()

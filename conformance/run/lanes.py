@@ -3,7 +3,7 @@
 The oracle and the candidate are separate programs: while one works on an
 input, the other can work on the same input, and the harness can get the
 next input ready or record the last one. A connection to a process (``exec:``,
-``harbor==VERSION``) is asked from a *lane*: one thread per connection, which
+``harbor==VERSION``: one whose capabilities say ``own_lane``) is asked from a *lane*: one thread per connection, which
 takes its requests in the order they were given, one at a time, as the
 protocol wants. The thread only writes a request and waits on the pipe (no
 lock held meanwhile), so it costs the harness nothing while the other side
@@ -20,10 +20,8 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from conformance.connection.base import Connection
-from conformance.connection.spec import HARBOR_KIND
 
 T = TypeVar("T")
-PROCESS_KINDS = frozenset({"exec", HARBOR_KIND})  # connector kinds whose connection is a subprocess
 
 
 class Lane:
@@ -56,11 +54,6 @@ def _work(jobs: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[A
                 future.set_exception(error)
 
 
-def is_process(connection: Connection) -> bool:
-    """Whether the connection talks to another process, and so may be asked from a lane."""
-    return connection.spec.kind in PROCESS_KINDS
-
-
 class Lanes:
     """The lanes of one run, one per connection to a process, made on first use; closing the run's lanes ends
     their threads (joined, unless the run was interrupted: then they end with their request)."""
@@ -70,7 +63,7 @@ class Lanes:
 
     def submit(self, connection: Connection, work: Callable[..., T], *args: Any) -> Future[T]:
         """``work(*args)`` on the connection's lane; done at once, in the caller's thread, for one without."""
-        if is_process(connection):
+        if connection.capabilities.own_lane:
             _, found = self._lanes.get(id(connection)) or (None, None)
             if found is None:
                 found = Lane(f"conformance-lane-{connection.spec.text[:40]}")

@@ -24,8 +24,8 @@ from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from conformance.connection.base import ConnectError, Connection
-from conformance.connection.connectors import connect
+from conformance.connection.base import ConnectError, Connection, Settings
+from conformance.connection.connectors import connect_with, parse
 from conformance.connection.protocol import Implementation
 from conformance.connection.replies import Reply
 from conformance.core import surfaces
@@ -46,11 +46,13 @@ class Oracle:
     """The oracle's side: a live connection, or the corpus's recordings.
 
     A surface that names its own oracle (``Surface.oracle``, e.g. one another
-    package adds) is answered by that implementation, connected on first use.
+    package adds) is answered by that implementation, connected on first use
+    with ``settings``.
     """
 
-    def __init__(self, connection: Connection | None) -> None:
+    def __init__(self, connection: Connection | None, settings: Settings | None = None) -> None:
         self.connection = connection
+        self.settings = settings if settings is not None else Settings()
         self._own: dict[str, Connection] = {}
 
     @property
@@ -69,14 +71,15 @@ class Oracle:
             live = self.for_surface(surface)
         except ConnectError:
             return 1
-        return getattr(live, "width", 1) if live is not None else 1
+        return live.capabilities.width if live is not None else 1
 
     def for_surface(self, surface: surfaces.Surface) -> Connection | None:
         """The live connection answering ``surface``; None when results come from recordings."""
         if self.connection is None or surface.oracle is None:
             return self.connection
         if surface.oracle not in self._own:
-            self._own[surface.oracle] = connect(surface.oracle)
+            # the declaration names it; parsed here, on first use, as a declaration's names are loaded
+            self._own[surface.oracle] = connect_with(parse(surface.oracle), self.settings)
         return self._own[surface.oracle]
 
     def __enter__(self) -> Oracle:
@@ -140,7 +143,7 @@ def run_inputs(
     candidate process the records of a chunk come out once the next chunk is
     under way.
     """
-    ahead = lanes.is_process(candidate)  # its replies come on its lane: the runner can work meanwhile
+    ahead = candidate.capabilities.own_lane  # its replies come on its lane: the runner can work meanwhile
     pending: _Chunk | None = None  # asked for, its records not yet made
     own = lanes.Lanes()
     interrupted = False
@@ -230,11 +233,9 @@ def _run_chunk(chunk: list[Input], candidate: Connection, oracle: Oracle, policy
 def _ask_oracle(connection: Connection, surface: str, inputs: list[Any], batch: bool) -> list[Reply]:
     """The oracle's replies: a batch as :func:`ask` sends it; inputs that may not be batched one request each, as
     many at once as the connection takes (a pool's processes)."""
-    run_each = getattr(connection, "run_each", None)
-    if batch or run_each is None or len(inputs) < 2:
+    if batch or connection.capabilities.width < 2 or len(inputs) < 2:
         return ask(connection, surface, inputs, batch)
-    replies: list[Reply] = run_each([(next(_SEQ), surface, value) for value in inputs])
-    return replies
+    return connection.run_each([(next(_SEQ), surface, value) for value in inputs])
 
 
 def _wait(future: Future[T]) -> Future[T]:

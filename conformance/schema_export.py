@@ -36,4 +36,10 @@ def all_schemas() -> dict[str, dict[str, Any]]:
         schema["title"] = f"{surface.name} input"
         schema["description"] = f"{surface.summary}. Output: {surface.output}."
         out[f"input-{surface.name}.json"] = schema
+        output = surface.output_adapter().json_schema()
+        output["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+        output["title"] = f"{surface.name} output"
+        output["description"] = (f"The value of an answer on {surface.name}: {surface.output}. A raised exception is "
+                                 f"no output (see protocol-run-reply.json).")
+        out[f"output-{surface.name}.json"] = output
     return out

@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis.strategies import SearchStrategy
@@ -50,6 +51,8 @@ def _complete(surface: surfaces.Surface, cases_root: Path) -> list[str]:
     if not ((isinstance(declared, tuple) and declared and all(isinstance(t, Target) for t in declared))
             or (isinstance(declared, NoTargets) and declared.reason)):
         missing.append("coverage targets, or the reason it has none")
+    if surface.output_model is Any:
+        missing.append("an output model")
     if surface.oracle is None and (surface.harbor_side is None or not _defines(surface.harbor_side, "serve")):
         missing.append("an oracle side (harbor.py with serve) or an oracle of its own")
     return missing
@@ -58,6 +61,28 @@ def _complete(surface: surfaces.Surface, cases_root: Path) -> list[str]:
 @pytest.mark.parametrize("name", BUILTIN)
 def test_every_registered_surface_is_complete(name):
     assert _complete(surfaces.get(name), case_corpus.default_root()) == []
+
+
+def test_every_recorded_output_is_a_value_of_its_surfaces_output_model():
+    loaded, problems = case_corpus.check_corpus(case_corpus.default_root())
+    recorded = [(c.case, c.case.expect.output) for c in loaded
+                if c.case.expect is not None and "output" in c.case.expect.model_fields_set]
+    assert problems == [] and len({case.surface for case, _ in recorded}) == len(BUILTIN)
+    for case, output in recorded:
+        surfaces.get(case.surface).output_adapter().validate_python(output)  # raises, naming the field, if not
+
+
+@pytest.mark.parametrize(("surface", "wrong"), [
+    ("reward.parse", {"reward": True}),  # a bool is no reward once VerifierResult has read it
+    ("pass_at_k", {"agent__adhoc": {"2": 0.5}}),  # k is an int
+    ("reason.normalize", {"reason_code": None, "failure": {"reason_code": "x", "retryable": 1}}),
+    ("multi_step.reward", {"verifier_result": None, "exception_type": None, "steps": [], "extra": 1}),
+])
+def test_an_output_model_refuses_a_value_of_the_wrong_type(surface, wrong):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        surfaces.get(surface).output_adapter().validate_python(wrong)
 
 
 def test_the_suite_has_its_surfaces_as_folders():

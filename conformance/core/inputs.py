@@ -17,6 +17,18 @@ class StrictInput(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
+class StrictOutput(BaseModel):
+    """An output model: an answer's shape, its types strict and no key beyond those it names."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class VerifierResult(StrictOutput):
+    """A trial's verifier result as harbor writes it: its rewards, or null."""
+
+    rewards: RewardDict | None
+
+
 def inside(path: Any) -> bool:
     """Whether ``path`` is a relative path that stays inside the folder it is read from."""
     relative = PurePosixPath(path) if isinstance(path, str) else None

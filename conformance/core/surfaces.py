@@ -28,7 +28,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from conformance.core import scope
 from conformance.core.compare import NanPolicy
@@ -84,6 +84,9 @@ class Surface:
     # Connector kinds this surface brings ("module:attr" of each connector), e.g. evsys.metric's `evsys:NAME`.
     connectors: tuple[str, ...] = ()
     bench: Bench = Bench()
+    # The type of an answer's value (a pydantic type: a model, or an annotation such as dict[str, float]); its
+    # JSON Schema is published, and every recorded output in the corpus must validate against it.
+    output_model: Any = Any
     # The module that declares it: a surface folder's package, or a plugin's module.
     package: str = ""
 
@@ -164,6 +167,12 @@ class Surface:
     def validate_input(self, value: Any) -> None:
         """Raise pydantic.ValidationError when ``value`` is not an input of this surface."""
         self.input_model.model_validate(value)
+
+    def output_adapter(self) -> TypeAdapter[Any]:
+        """The output type's validator and JSON Schema (strict: an answer's types are part of it)."""
+        if isinstance(self.output_model, type) and issubclass(self.output_model, BaseModel):
+            return TypeAdapter(self.output_model)  # a model is strict by its own config (StrictOutput)
+        return TypeAdapter(self.output_model, config=ConfigDict(strict=True))
 
 
 # The suite's own surfaces are the folders of conformance.surfaces, imported (by name) on the first lookup.

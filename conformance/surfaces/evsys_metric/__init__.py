@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import StrictStr
+from pydantic import StrictFloat, StrictStr
 
 from conformance.core.inputs import Number, StrictInput
 from conformance.core.surfaces import Bench, surface
@@ -17,6 +17,7 @@ from conformance.core.surfaces import Bench, surface
     strategy=".strategy:evsys_inputs",
     connectors=(".connector:EvsysConnector",),
     bench=Bench(generated=True),
+    output_model=StrictFloat,
 )
 class EvsysMetricInput(StrictInput):
     """A metric's registry name and ``task_rewards``: one list of per-sample rewards per task."""

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictBytes, StrictInt, StrictStr, model_validator
+from pydantic import Field, StrictBytes, StrictFloat, StrictInt, StrictStr, model_validator
 
-from conformance.core.inputs import ScriptFiles, StrictInput
+from conformance.core.inputs import Number, ScriptFiles, StrictInput, StrictOutput
 from conformance.core.surfaces import surface
 from conformance.surfaces.metric_compute import Metric
 
@@ -88,6 +88,48 @@ class JobDataset(StrictInput):
     tasks: list[JobTask] = Field(default_factory=list)
 
 
+class EvalStats(StrictOutput):
+    """One evals key's stats in result.json: counts, metrics, pass@k, and which trials got which reward or error."""
+
+    n_trials: StrictInt
+    n_errors: StrictInt
+    metrics: list[dict[StrictStr, Any]]
+    pass_at_k: dict[StrictStr, StrictFloat | StrictInt]
+    reward_stats: dict[StrictStr, dict[StrictStr, list[StrictStr]]]
+    exception_stats: dict[StrictStr, list[StrictStr]]
+
+
+class JobStats(StrictOutput):
+    n_completed_trials: StrictInt
+    n_errored_trials: StrictInt
+    n_cancelled_trials: StrictInt
+    n_retries: StrictInt | None = None  # only a job with a retry policy
+    evals: dict[StrictStr, EvalStats]
+
+
+class WrittenVerifierResult(StrictOutput):
+    """A verifier result as a trial's result.json holds it: a NaN or infinite reward is written as null."""
+
+    rewards: dict[StrictStr, Number | None] | None
+
+
+class TrialOutput(StrictOutput):
+    """One trial's result.json, cut to what scores: its name (``trial-<i>``), task, source, agent and verdict."""
+
+    trial: StrictStr
+    task_name: StrictStr
+    source: StrictStr | None
+    agent: StrictStr
+    verifier_result: WrittenVerifierResult | None
+    exception_type: StrictStr | None
+
+
+class JobResultOutput(StrictOutput):
+    n_total_trials: StrictInt
+    stats: JobStats
+    trials: list[TrialOutput]
+
+
 @surface(
     "job.result",
     cache_note="a scripted job: the adapter names trials by their index in place of harbor's random names, "
@@ -98,6 +140,7 @@ class JobDataset(StrictInput):
     spec="seed-003 §3-§5 (job result.json)",
     strategy=".strategy:job_inputs",
     batch_size=1,
+    output_model=JobResultOutput,
 )
 class JobResultInput(StrictInput):
     """A whole job: agents, attempts, the job's metrics, ad-hoc tasks and registry datasets.

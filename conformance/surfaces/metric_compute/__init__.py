@@ -25,6 +25,10 @@ def _script_path(metric: dict[str, Any]) -> dict[str, Any]:
     return metric
 
 
+# What a metric computes: a dict of numbers from a built-in one; a uv-script's metric.json may hold any JSON object
+# or array.
+MetricOutput = dict[StrictStr, Any] | list[Any]
+
 # A metric object as a dataset's registry.json lists it.
 Metric = Annotated[dict[StrictStr, Any], AfterValidator(_script_path)]
 
@@ -44,6 +48,7 @@ def runs_a_script(value: Any) -> bool:
     spec="seed-003 §3",
     strategy=".strategy:metric_inputs",
     alone=runs_a_script,
+    output_model=MetricOutput,
     bench=Bench(generated=True, targets={"exec inputs/s": 10_000, "wire / plain JSON": 2.0}),
 )
 class MetricComputeInput(StrictInput):

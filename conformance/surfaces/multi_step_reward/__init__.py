@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictBytes, StrictFloat, StrictInt, StrictStr
 
-from conformance.core.inputs import StrictInput
+from conformance.core.inputs import StrictInput, StrictOutput, VerifierResult
 from conformance.core.surfaces import surface
 
 # What a scripted stage raises: "timeout" (TimeoutError, which harbor renames by stage), a
@@ -32,6 +32,22 @@ class Step(StrictInput):
     min_reward: Threshold | dict[StrictStr, Threshold] | None = None
 
 
+class StepOutput(StrictOutput):
+    """One step that ran: its name (``step-<i>``), its verifier result and exception type."""
+
+    name: StrictStr
+    verifier_result: VerifierResult | None
+    exception_type: StrictStr | None
+
+
+class MultiStepOutput(StrictOutput):
+    """The trial's verifier result and exception type, and each step that ran, in order."""
+
+    verifier_result: VerifierResult | None
+    exception_type: StrictStr | None
+    steps: list[StepOutput]
+
+
 @surface(
     "multi_step.reward",
     cache_note="a scripted trial, no clock or chance in what is kept; the mean's key order follows the hash "
@@ -43,6 +59,7 @@ class Step(StrictInput):
     # The mean strategy collects keys in a set: their order follows the hash seed.
     unordered=frozenset({"$['verifier_result']['rewards']"}),
     batch_size=1,
+    output_model=MultiStepOutput,
 )
 class MultiStepInput(StrictInput):
     """A multi-step task's ``multi_step_reward_strategy`` (None: unset) and its steps, in order.

@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
-from pydantic import StrictBytes, model_validator
+from pydantic import StrictBytes, StrictFloat, StrictInt, StrictStr, model_validator
 
-from conformance.core.inputs import StrictInput
+from conformance.core.inputs import StrictInput, StrictOutput
 from conformance.core.surfaces import surface
 from conformance.surfaces.job_result import JobResultInput
+
+
+class Summary(StrictOutput):
+    """agent-challenge's summary of a job: its status, score, resolved and total tasks, and reason code."""
+
+    status: StrictStr
+    score: StrictFloat | StrictInt
+    resolved: StrictInt
+    total: StrictInt
+    reason_code: StrictStr | None
+
+
+class OutcomeOutput(StrictOutput):
+    summary: Summary
+    line: StrictStr  # the BASE_BENCHMARK_RESULT= line
 
 
 @surface(
@@ -17,6 +32,7 @@ from conformance.surfaces.job_result import JobResultInput
     spec="seed-003 §5 (agent-challenge outcome mapping)",
     strategy=".strategy:outcome_inputs",
     batch_size=1,
+    output_model=OutcomeOutput,
 )
 class OutcomeInput(StrictInput):
     """What the runner finds where harbor's result.json should be: its bytes, or nothing.

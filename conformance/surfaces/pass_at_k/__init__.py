@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import StrictStr
+from pydantic import StrictFloat, StrictInt, StrictStr
 
 from conformance.core.inputs import RewardDict, StrictInput
 from conformance.core.surfaces import Bench, surface
@@ -23,6 +23,7 @@ class Trial(StrictInput):
     output="dict[evals_key, dict[int k, float]]",
     spec="seed-003 §4",
     strategy=".strategy:trial_sets",
+    output_model=dict[StrictStr, dict[StrictInt, StrictFloat]],
     bench=Bench(generated=True, targets={"exec inputs/s": 10_000, "wire / plain JSON": 2.0}),
 )
 class PassAtKInput(StrictInput):

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
-from pydantic import Field, StrictInt, StrictStr
+from pydantic import Field, StrictBool, StrictInt, StrictStr
 
-from conformance.core.inputs import StrictInput
+from conformance.core.inputs import StrictInput, StrictOutput
 from conformance.core.surfaces import Bench, surface
+
+
+class Failure(StrictOutput):
+    """agent-challenge's failure policy: the code it records, and whether the attempt is retried."""
+
+    reason_code: StrictStr
+    retryable: StrictBool
+
+
+class ReasonOutput(StrictOutput):
+    reason_code: StrictStr | None
+    failure: Failure
 
 
 @surface(
@@ -16,6 +28,7 @@ from conformance.core.surfaces import Bench, surface
     spec="seed-003 §1.4 (agent-challenge terminal_bench.py normalizer and code sets)",
     strategy=".strategy:reason_inputs",
     bench=Bench(generated=True),
+    output_model=ReasonOutput,
 )
 class ReasonInput(StrictInput):
     """An exception type, message or reason string (None: none given), and which attempt it ended."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import StrictBytes
 
-from conformance.core.inputs import StrictInput
+from conformance.core.inputs import RewardDict, StrictInput
 from conformance.core.surfaces import Bench, surface
 
 
@@ -18,6 +18,7 @@ from conformance.core.surfaces import Bench, surface
     # The messages reach agent-challenge, which reads them into reason codes: the code is part of the answer.
     message_reader="conformance.surfaces.reason_normalize.agent_challenge:listed_reason_code",
     examples_scale=4,
+    output_model=RewardDict | None,
     bench=Bench(generated=True, targets={"exec / raw": 0.5}),
 )
 class VerifierDir(StrictInput):

@@ -16,7 +16,7 @@ from conformance.campaign.plan import (
     parse_duration,
 )
 from conformance.cli import options as opt
-from conformance.cli.console import console, fail, log, out, print_problems, print_tables, print_verdict, warn
+from conformance.cli.console import console, log, out, print_problems, print_tables, print_verdict, warn
 from conformance.cli.progress import LineProgress
 from conformance.connection.base import DEFAULT_TIMEOUT
 from conformance.connection.connectors import parse
@@ -54,10 +54,7 @@ def campaign(
 ) -> None:
     """Fuzz a candidate for a wall-clock budget: generator tasks on a Dask cluster, findings merged into one
     report and saved to a shared example database."""
-    try:
-        seconds = parse_duration(budget)
-    except ValueError as e:
-        raise fail(f"--budget: {e}") from None
+    seconds = parse_duration(budget, "--budget")
     if workers is not None and scheduler is not None:
         warn("--workers ignored: the cluster of --scheduler has the workers it has")
     spec = parse(candidate)

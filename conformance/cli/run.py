@@ -13,7 +13,6 @@ from rich.markup import escape
 
 from conformance.cli import options as opt
 from conformance.cli.console import (
-    fail,
     log,
     out,
     print_problems,
@@ -28,6 +27,7 @@ from conformance.connection.breaker import DEFAULT_LIMIT
 from conformance.connection.connectors import parse
 from conformance.connection.smoke import smoke as run_smoke
 from conformance.corpus import cases as case_corpus
+from conformance.errors import UsageError
 from conformance.report.problems import Problems
 from conformance.report.reader import Report, read
 from conformance.report.writer import dumps
@@ -35,17 +35,14 @@ from conformance.run import certification
 from conformance.run import generate as generation
 from conformance.run.plan import DEFAULT_ORACLE, Options
 from conformance.run.runner import RECORDED
-from conformance.run.shards import CombineError, Shard
+from conformance.run.shards import Shard
 from conformance.run.shards import combine as merge
 
 
 def _shard(text: str | None) -> Shard | None:
     if text is None:
         return None
-    try:
-        return Shard.parse(text)
-    except ValueError as e:
-        raise fail(str(e)) from None
+    return Shard.parse(text)
 
 
 def _ignored(ctx: typer.Context, oracle: str, no_generate: bool, case: list[str] | None) -> None:
@@ -116,7 +113,7 @@ def certify(
     outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
     report_to_stdout = report is not None and str(report) == "-"
     if report_to_stdout and (outputs.to_stdout or resume):
-        raise fail("--report - is the report on stdout: it goes with neither --markdown - nor --resume")
+        raise UsageError("--report - is the report on stdout: it goes with neither --markdown - nor --resume")
     _ignored(ctx, oracle, no_generate, case)
     options = Options(
         candidate=parse(candidate), oracle=oracle, surfaces=surface, case_globs=case, cases_root=cases_root,
@@ -179,10 +176,7 @@ def combine(
 ) -> None:
     """Merge the reports of a sharded run into one: every shard once, every case once, nothing missing."""
     parts = [(str(path), read(path)) for path in reports]
-    try:
-        head, lines, footer = merge(parts)
-    except CombineError as e:
-        raise fail(f"cannot combine: {e}") from None
+    head, lines, footer = merge(parts)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     with out_path.open("w", encoding="utf-8") as handle:
         for line in [head, *lines, footer]:

@@ -20,13 +20,17 @@ from functools import cache
 from pathlib import Path
 
 from conformance.core import surfaces
+from conformance.errors import ConfigurationError
 
 REFERENCE = Path(__file__).resolve().parent.parent / "reference"  # read as text: the harness never imports it
 _SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
-class CatalogueError(ValueError):
+class CatalogueError(ConfigurationError):
     """A mutant that cannot be applied or is badly named; the message names it."""
+
+    def __init__(self, message: str, details: list[str] | None = None) -> None:
+        super().__init__(f"the mutant catalogue: {message}", details)
 
 
 @dataclass(frozen=True)

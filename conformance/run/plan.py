@@ -192,7 +192,7 @@ def make_plan(options: Options, report: Path, log: Callable[[str], None] = lambd
     try:
         known = Expectations.from_file(options.expectations) if options.expectations else None
     except ExpectationError as e:
-        raise UsageError(f"expectation file: {e}") from None
+        raise e.within("expectation file") from None
     root = options.cases_root or case_corpus.default_root()
     loaded = load_corpus(root)
     oracle = options.oracle_spec
@@ -213,10 +213,7 @@ def make_plan(options: Options, report: Path, log: Callable[[str], None] = lambd
     if options.shard and generators and options.seed is None and profile.fixed_seed is None and not options.resume:
         raise UsageError(f"--shard with profile {options.profile} needs --seed: every shard derives its "
                          "generators' seed from the same one")
-    try:
-        resumed = resumable(report, options, profile, policy_name(nan_policy), log) if options.resume else Resumed()
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+    resumed = resumable(report, options, profile, policy_name(nan_policy), log) if options.resume else Resumed()
     if resumed.cases:
         resumed = within(resumed, report, {i.id for i in loaded}, {i.id for i in selected}, log)
     seed = options.seed if options.seed is not None else resumed.seed

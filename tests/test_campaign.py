@@ -93,7 +93,7 @@ def test_durations(text, seconds):
 
 @pytest.mark.parametrize("text", ["", "90", "s", "5x", "30m1h", "1h1h", "0s", "-5s", "1 h"])
 def test_what_is_no_duration(text):
-    with pytest.raises(ValueError, match="duration"):
+    with pytest.raises(UsageError, match="duration"):
         parse_duration(text)
 
 

@@ -221,9 +221,10 @@ def test_a_nondeterministic_candidate_is_reported_not_raised(live_oracle):
 
 
 def test_generated_inputs_need_a_live_oracle():
+    from conformance.errors import UsageError
     from conformance.run.runner import Oracle
 
-    with pytest.raises(ValueError, match="live oracle"):
+    with pytest.raises(UsageError, match="live oracle"):
         generate.generate("pass_at_k", connect("reference"), Oracle(None), profile=CI, seed=0)
 
 

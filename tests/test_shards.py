@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from conformance.cli.app import app
 from conformance.corpus import cases as case_corpus
+from conformance.errors import UsageError
 from conformance.report import reader as report
 from conformance.run import certification
 from conformance.run.shards import Shard
@@ -21,7 +22,7 @@ ALL = case_corpus.select(certification.load_corpus(case_corpus.default_root()),
 def test_shard_specs():
     assert Shard.parse("2/4") == Shard(2, 4) and str(Shard(2, 4)) == "2/4"
     for bad in ("0/4", "5/4", "2", "a/b", "2/0"):
-        with pytest.raises(ValueError, match="I/N"):
+        with pytest.raises(UsageError, match="I/N"):
             Shard.parse(bad)
 
 

@@ -35,17 +35,18 @@ _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0}
 _PART = re.compile(r"([0-9]+(?:\.[0-9]+)?)([hms])")
 
 
-def parse_duration(text: str) -> float:
-    """Seconds in a duration such as ``90s``, ``30m``, ``2h`` or ``1h30m``; ValueError saying how to write one."""
+def parse_duration(text: str, option: str = "--budget") -> float:
+    """Seconds in a duration such as ``90s``, ``30m``, ``2h`` or ``1h30m``; UsageError, naming the ``option``
+    it was given to, saying how to write one."""
     compact = text.strip().lower()
     parts = _PART.findall(compact)
     units = [unit for _, unit in parts]
     if (not parts or "".join(number + unit for number, unit in parts) != compact
             or units != sorted(set(units), key="hms".index)):
-        raise ValueError(f"a duration is written like 90s, 30m, 2h or 1h30m, got {text!r}")
+        raise UsageError(f"{option}: a duration is written like 90s, 30m, 2h or 1h30m, got {text!r}")
     seconds = sum(float(number) * _UNITS[unit] for number, unit in parts)
     if seconds <= 0:
-        raise ValueError(f"a duration must be longer than nothing, got {text!r}")
+        raise UsageError(f"{option}: a duration must be longer than nothing, got {text!r}")
     return seconds
 
 

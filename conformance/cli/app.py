@@ -3,6 +3,10 @@
 Exit status: 0 everything conforms, 1 something diverges (or a run could not
 finish), 2 a usage or configuration error (bad spec, broken corpus, no
 oracle environment), 130 interrupted.
+
+Commands raise the errors of :mod:`conformance.errors` where the mistake is
+found; the command group below is the one place that prints them and turns
+them into the exit status of their kind.
 """
 
 from __future__ import annotations
@@ -12,18 +16,34 @@ import signal
 import sys
 from collections.abc import Callable
 from types import FrameType
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from conformance import ORACLE_RELEASE, SUITE, __version__
 from conformance.cli import cache, campaign, corpus, mutants, oracle, reports, run
-from conformance.cli.console import guarded, out
+from conformance.cli.console import out, print_error
 from conformance.connection.protocol import PROTOCOL_VERSION
 from conformance.core.compare import COMPARATOR_VERSION
+from conformance.errors import HarnessError
 
 HELP = {"help_option_names": ["-h", "--help"]}
-app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings=HELP,
+
+
+class Commands(TyperGroup):
+    """The command's root: an error of the harness raised by any command under it (its options' parsing
+    included) is printed here, once, and ends the command with the exit status of its kind."""
+
+    def invoke(self, ctx: Any) -> Any:  # typer's own click Context: the class is private to typer
+        try:
+            return super().invoke(ctx)
+        except HarnessError as e:
+            print_error(e)
+            raise typer.Exit(e.exit_code) from None
+
+
+app = typer.Typer(cls=Commands, add_completion=False, no_args_is_help=True, context_settings=HELP,
                   help="Certify a harbor scoring runner against harbor itself, case by case and bit for bit.")
 cases_app = typer.Typer(no_args_is_help=True, context_settings=HELP, help="Inspect and check the case corpus.")
 expectations_app = typer.Typer(no_args_is_help=True, context_settings=HELP,
@@ -80,7 +100,7 @@ COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (cache_app, "clear", cache.clear),
 ]
 for group, name, command in COMMANDS:
-    group.command(name)(guarded(command))
+    group.command(name)(command)
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

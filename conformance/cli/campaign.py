@@ -16,30 +16,29 @@ from conformance.campaign.plan import (
     parse_duration,
 )
 from conformance.cli import options as opt
-from conformance.cli.console import console, fail, log, out, print_problems, print_tables, print_verdict, warn
+from conformance.cli.console import console, log, out, print_problems, print_tables, print_verdict, warn
 from conformance.cli.progress import LineProgress
 from conformance.connection.base import DEFAULT_TIMEOUT
 from conformance.connection.connectors import parse
 from conformance.report.problems import Problems
 from conformance.run.plan import DEFAULT_ORACLE, oracle_spec
 
+REFERENCE = parse("reference")
+
 
 def campaign(
     budget: Annotated[str, typer.Option(
         "--budget", "-b", help="How long to submit tasks: 90s, 30m, 2h, 1h30m. Tasks under way then are finished.")],
-    candidate: opt.Candidate = "reference",
+    candidate: opt.Candidate = REFERENCE,
     surface: opt.Surfaces = None,
-    profile: Annotated[str, typer.Option(help="Generated inputs: ci, dev, explore.")] = DEFAULT_PROFILE,
-    seed: Annotated[int | None, typer.Option(
-        help="The base seed: each task's is derived from it.", show_default="the profile's, or a fresh one")] = None,
+    profile: opt.Profile = DEFAULT_PROFILE,
+    seed: opt.Seed = None,
     task_examples: Annotated[int, typer.Option(
         min=1, help="Generated inputs a task draws (shrinking aside).")] = DEFAULT_TASK_EXAMPLES,
-    report: Annotated[Path | None, typer.Option(
-        help="Where to write the JSONL report.", show_default="reports/<candidate>.campaign.jsonl")] = None,
-    example_database: Annotated[str | None, typer.Option(
-        help="The Hypothesis example database the tasks share (a directory, or redis://HOST:PORT): every task "
-             "replays it first and saves its findings there.", show_default="the report's path, .examples")] = None,
-    oracle: Annotated[str, typer.Option(help="The oracle: harbor==VERSION.")] = DEFAULT_ORACLE,
+    report: Annotated[Path | None, opt.option("report", show_default="reports/<candidate>.campaign.jsonl")] = None,
+    example_database: Annotated[str | None, opt.option(
+        "example-database", show_default="the report's path, .examples")] = None,
+    oracle: opt.Oracle = DEFAULT_ORACLE,
     workers: Annotated[int | None, typer.Option(
         min=1, help="Worker processes of the local cluster.", show_default="one per core")] = None,
     scheduler: Annotated[str | None, typer.Option(
@@ -54,13 +53,10 @@ def campaign(
 ) -> None:
     """Fuzz a candidate for a wall-clock budget: generator tasks on a Dask cluster, findings merged into one
     report and saved to a shared example database."""
-    try:
-        seconds = parse_duration(budget)
-    except ValueError as e:
-        raise fail(f"--budget: {e}") from None
+    seconds = parse_duration(budget, "--budget")
     if workers is not None and scheduler is not None:
         warn("--workers ignored: the cluster of --scheduler has the workers it has")
-    spec = parse(candidate)
+    spec = candidate
     path = report if report is not None else Path("reports") / f"{spec.report_id}.campaign.jsonl"
     database = example_database if example_database is not None else str(path.with_suffix(".examples"))
     plan = make_plan(candidate=spec, oracle=oracle_spec(oracle), budget=seconds, report=path,
@@ -75,10 +71,10 @@ def campaign(
         raise typer.Exit(130) from None
     print_problems(Problems.of(run.findings))
     impl = run.candidate
-    print_tables(run.tally, f"{f'{impl.name} {impl.version}' if impl else candidate} vs {run.oracle_spec}")
-    print_verdict(candidate, run.tally, run.footer.conforms, path)
+    print_tables(run.tally, f"{f'{impl.name} {impl.version}' if impl else spec} vs {run.oracle_spec}")
+    print_verdict(spec.text, run.tally, run.footer.conforms, path)
     if run.findings:
-        out.print(f"they replay first in: conformance certify -c {candidate} --example-database {database}",
+        out.print(f"they replay first in: conformance certify -c {spec} --example-database {database}",
                   highlight=False, markup=False)
     opt.ReportOutputs(markdown_out, junit_out, badge_out).write(path)
     raise typer.Exit(0 if run.footer.conforms else 1)

@@ -6,14 +6,11 @@ Tables and verdicts go to stdout; logs, progress and errors to stderr.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import ParamSpec, TypeVar
 
-import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -40,9 +37,6 @@ def _console(*, stderr: bool) -> Console:
 console = _console(stderr=True)
 out = _console(stderr=False)
 
-P = ParamSpec("P")
-R = TypeVar("R")
-
 
 @contextlib.contextmanager
 def stdout_for_data(reserved: bool) -> Iterator[None]:
@@ -68,29 +62,12 @@ def log(message: str) -> None:
     console.print(message, highlight=False)
 
 
-def fail(message: str, code: int = 2) -> typer.Exit:
-    console.print(f"[red]error:[/red] {escape(message)}", markup=True, highlight=False)
-    return typer.Exit(code)
-
-
-def refused(error: HarnessError, prefix: str = "") -> typer.Exit:
-    """An error of the harness: its details (e.g. each corpus problem), then the reason; its exit status."""
+def print_error(error: HarnessError) -> None:
+    """An error of the harness, as the command's entry point ends with it: its details (e.g. each corpus
+    problem), each on a line, then ``error: MESSAGE``."""
     for line in error.details:
         console.print(line, markup=False, highlight=False)
-    return fail(prefix + str(error), error.exit_code)
-
-
-def guarded(command: Callable[P, R]) -> Callable[P, R]:
-    """A command whose harness errors are printed (details, then the reason) and become its exit status."""
-
-    @functools.wraps(command)
-    def run(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return command(*args, **kwargs)
-        except HarnessError as e:
-            raise refused(e) from None
-
-    return run
+    console.print(f"[red]error:[/red] {escape(str(error))}", markup=True, highlight=False)
 
 
 def outcome_table(tally: Tally, title: str) -> Table:

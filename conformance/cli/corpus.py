@@ -10,11 +10,12 @@ from typing import Annotated
 import typer
 
 from conformance.cli import options as opt
-from conformance.cli.console import fail, log, out
+from conformance.cli.console import log, out
 from conformance.connection.base import ConnectError
 from conformance.connection.connectors import connect
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.record import record
+from conformance.errors import RunFailure
 from conformance.run.plan import DEFAULT_ORACLE, load_corpus
 from conformance.schema_export import all_schemas
 
@@ -70,7 +71,7 @@ def cases_record(
     try:
         connection = connect(oracle, log=log)
     except ConnectError as e:
-        raise fail(f"oracle {oracle}: {e}") from None
+        raise e.within(f"oracle {oracle}") from None
     with connection:
         done = record(root, connection, surface)
     for item in done:
@@ -98,5 +99,5 @@ def schemas(
             out_dir.mkdir(parents=True, exist_ok=True)
             target.write_text(text)
     if stale:
-        raise fail(f"out-of-date schema files (run `conformance schemas`): {', '.join(stale)}", code=1) from None
+        raise RunFailure(f"out-of-date schema files (run `conformance schemas`): {', '.join(stale)}")
     out.print(f"schemas {'up to date' if check else 'written'} in {out_dir}", highlight=False)

@@ -11,24 +11,21 @@ from rich.markup import escape
 from rich.table import Table
 
 from conformance.cli import options as opt
-from conformance.cli.console import fail, log, out
+from conformance.cli.console import log, out
+from conformance.errors import UsageError
 from conformance.mutation import table
 from conformance.mutation.measure import Measured, measure
-from conformance.mutation.mutants import CatalogueError, Mutant, catalogue
+from conformance.mutation.mutants import Mutant, catalogue
 
 MutantIds = Annotated[list[str] | None, typer.Option(
     "--mutant", "-m", help="Only the mutants whose id matches this glob (repeatable), e.g. 'SURFACE/*'.")]
 
 
 def _chosen(surfaces: list[str] | None, patterns: list[str] | None) -> list[Mutant]:
-    try:
-        every = catalogue()
-    except CatalogueError as e:
-        raise fail(f"the mutant catalogue: {e}") from None
-    chosen = [m for m in every if (not surfaces or m.surface in surfaces)
+    chosen = [m for m in catalogue() if (not surfaces or m.surface in surfaces)
               and (not patterns or any(fnmatch.fnmatchcase(m.id, p) for p in patterns))]
     if not chosen:
-        raise fail("no mutant matches the --surface and --mutant given")
+        raise UsageError("no mutant matches the --surface and --mutant given")
     return chosen
 
 
@@ -68,7 +65,7 @@ def mutants(
             out.print(f"{escape(mutant.id)}{note}: {escape(mutant.bug)}", highlight=False)
         return
     if no_cases and no_generators:
-        raise fail("--no-cases and --no-generators leave nothing to hunt the mutants with")
+        raise UsageError("--no-cases and --no-generators leave nothing to hunt the mutants with")
     results = []
     for result in measure(chosen, cases=not no_cases, generators=not no_generators, log=log):
         log(_line(result))

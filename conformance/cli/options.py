@@ -1,26 +1,57 @@
-"""Options several commands share, declared once; the report outputs as one group."""
+"""Options several commands share: the run options spelt from their one declaration
+(:mod:`conformance.run.flags`), the report outputs as one group."""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from conformance.connection.connectors import parse
+from conformance.connection.spec import Spec
+from conformance.core import surfaces
 from conformance.report import badge, junit, markdown
 from conformance.report.reader import Overview, ReportFile
+from conformance.run.flags import FLAGS
 
 OUTPUTS = "Report outputs"
 
-Candidate = Annotated[str, typer.Option(
-    "--candidate", "-c", help="reference, module:attr, exec:COMMAND, harbor==X or an entry-point name.")]
+
+def option(name: str, **settings: Any) -> Any:
+    """The typer option of a run option, from its one declaration (:data:`conformance.run.flags.FLAGS`): its
+    names, help and bounds; ``settings`` adds what only the command line has (a default in words, a parser)."""
+    flag = FLAGS[name]
+    if flag.minimum is not None and flag.above:
+        settings["callback"] = _above(flag.minimum)
+    elif flag.minimum is not None:
+        settings["min"] = flag.minimum
+    if flag.default is not None:
+        settings.setdefault("show_default", flag.default)
+    first, *others = flag.names  # with Annotated, typer takes the names where the default would go
+    return typer.Option(first, *others, help=flag.help, **settings)
+
+
+def _above(minimum: float) -> Callable[[float], float]:
+    def check(value: float) -> float:
+        if value <= minimum:
+            raise typer.BadParameter(f"{value:g} is not above {minimum:g}.")
+        return value
+
+    return check
+
+
+def _spec(value: str | Spec) -> Spec:
+    """A candidate spec, parsed where the command line is read: the command is given a Spec."""
+    return value if isinstance(value, Spec) else parse(value)
+
+
 def _known_surfaces(names: list[str] | None) -> list[str] | None:
     """Every command that takes --surface refuses a name that is no surface, and lists those there are."""
-    from conformance.core import surfaces
-
     unknown = [name for name in names or [] if name not in surfaces.SURFACES]
     if unknown:
         raise typer.BadParameter(f"unknown surface {', '.join(map(repr, unknown))}; known: "
@@ -28,16 +59,29 @@ def _known_surfaces(names: list[str] | None) -> list[str] | None:
     return names
 
 
-Surfaces = Annotated[list[str] | None, typer.Option(
-    "--surface", "-s", help="Only these surfaces (repeatable).", callback=_known_surfaces)]
+def whole_jobs() -> str:
+    """The surfaces whose inputs are whole jobs, one to a request (a batch of one), from the registry."""
+    return ", ".join(sorted(surfaces.whole_job()))
+
+
+Candidate = Annotated[Spec, option("candidate", parser=_spec, metavar="SPEC")]
+Oracle = Annotated[str, option("oracle")]
+Surfaces = Annotated[list[str] | None, option("surface", callback=_known_surfaces)]
 CasesRoot = Annotated[Path | None, typer.Option("--cases", help="The case corpus folder.")]
-Timeout = Annotated[float, typer.Option(help="Seconds a candidate may take per request.")]
-TimeoutMultiplier = Annotated[float, typer.Option(
-    min=0.01, help="Scale the candidate's request, start and stop timeouts (a slow runtime, a loaded machine).")]
+Timeout = Annotated[float, option("timeout")]
+TimeoutMultiplier = Annotated[float, option("timeout-multiplier")]
+BrokenAfter = Annotated[int, option("broken-after")]
+ValidateProtocol = Annotated[bool, option("validate-protocol")]
+NanPolicyName = Annotated[str | None, option("nan-policy")]
+Expectations = Annotated[Path | None, option("expectations")]
+Profile = Annotated[str, option("profile")]
+Seed = Annotated[int | None, option("seed")]
+MaxExamples = Annotated[int | None, option("max-examples")]
+ExampleDatabase = Annotated[str | None, option("example-database")]
+NoOracleCache = Annotated[bool, option("no-oracle-cache")]
+NoCases = Annotated[bool, option("no-cases")]
+NoGenerate = Annotated[bool, option("no-generate")]
 HarborRelease = Annotated[str, typer.Option("--harbor", help="The harbor release.")]
-NoOracleCache = Annotated[bool, typer.Option(
-    "--no-oracle-cache", help="Ask the oracle every input: no answer from the oracle answer cache, none stored "
-                              "(`conformance cache`).")]
 MarkdownOut = Annotated[Path | None, typer.Option(
     "--markdown", help="Also write a Markdown summary here ('-': stdout).", rich_help_panel=OUTPUTS)]
 JunitOut = Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML here.", rich_help_panel=OUTPUTS)]

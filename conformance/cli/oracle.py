@@ -10,14 +10,14 @@ import typer
 
 from conformance import ORACLE_RELEASE, shipped
 from conformance.cli import options as opt
-from conformance.cli.console import fail, log, out, refused
+from conformance.cli.console import log, out
 from conformance.cli.progress import ProgressMode, watcher_for
 from conformance.connection.base import Connection
 from conformance.connection.connectors import connect
 from conformance.core import surfaces
 from conformance.core.outcomes import Outcome
 from conformance.corpus import cases as case_corpus
-from conformance.errors import HarnessError
+from conformance.errors import HarnessError, UsageError
 from conformance.kit import wire
 from conformance.oracle import environments, releases
 from conformance.oracle.coverage import table, targets, unreachable_notes
@@ -69,11 +69,11 @@ def gate(
     Exit status 1 when a release changes a behaviour its expectation file does not list.
     """
     if versions and since:
-        raise fail("give releases or --since, not both") from None
+        raise UsageError("give releases or --since, not both")
     chosen = [v for v in releases.releases(since=since) if v != baseline] if since else (
         versions or [releases.newest()])
     if expectations is not None and len(chosen) != 1:
-        raise fail("--expectations names the file of one release; with several, each uses its own") from None
+        raise UsageError("--expectations names the file of one release; with several, each uses its own")
     lookup = upgrade_gate.corpus_lookup(cases_root or case_corpus.default_root())
     results = []
     for version in chosen:
@@ -84,7 +84,7 @@ def gate(
                                       lookup=lookup, log=log, watcher=watcher_for(ProgressMode.AUTO),
                                       oracle_cache=not no_oracle_cache)
         except HarnessError as e:
-            raise refused(e, f"harbor {version}: ") from None
+            raise e.within(f"harbor {version}") from None
         results.append(result)
         tally = result.run.tally
         changed = tally.outcomes[Outcome.XFAIL] + len(tally.expected_findings)
@@ -111,7 +111,7 @@ def coverage(
     sources = source or ["cases", "ci"]
     for name in sources:
         if name not in ("cases", "ci"):
-            raise fail(f"unknown source {name!r}; use cases or ci") from None
+            raise UsageError(f"unknown source {name!r}; use cases or ci")
     # Only the surfaces whose oracle is harbor's code (the downstream ones are transcriptions).
     measured = list(targets())
     corpus = case_corpus.select(load_corpus(cases_root or case_corpus.default_root()), measured, harbor)

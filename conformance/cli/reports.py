@@ -12,9 +12,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from conformance.cli import options as opt
-from conformance.cli.console import fail, out, print_problems, print_tables, print_verdict, stdout_for_data
+from conformance.cli.console import out, print_problems, print_tables, print_verdict, stdout_for_data
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.promote import promote as promote_findings
+from conformance.errors import UsageError
 from conformance.report import diff as report_diff
 from conformance.report.reader import ReportFile, read
 from conformance.run import expectation_writing
@@ -102,10 +103,7 @@ def promote(report: Path, cases_root: opt.CasesRoot = None) -> None:
     """Write a report's generated divergences as cases (cases/<surface>/generated.yaml)."""
     root = cases_root or case_corpus.default_root()
     data = read(report)
-    try:
-        results = promote_findings(data, root)
-    except case_corpus.CorpusError as e:
-        raise fail(f"the promoted cases do not load, nothing written:\n{e}") from None
+    results = promote_findings(data, root)
     if not results:
         out.print("no generated divergences in the report", highlight=False)
     for item in results:
@@ -126,7 +124,7 @@ def expectations_update(
     head = data.header
     target = file or (Path(head.expectations) if head is not None and head.expectations else None)
     if target is None:
-        raise fail("the report was run without --expectations: say which file to write with --file") from None
+        raise UsageError("the report was run without --expectations: say which file to write with --file")
     previous = expectation_files.load(target) if target.is_file() else None
     surfaces_run = set(head.surfaces if head is not None else []) or {r.surface for r in data.records}
     document, changes = expectation_files.refreshed(

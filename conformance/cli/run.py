@@ -13,7 +13,6 @@ from rich.markup import escape
 
 from conformance.cli import options as opt
 from conformance.cli.console import (
-    fail,
     log,
     out,
     print_problems,
@@ -28,24 +27,18 @@ from conformance.connection.breaker import DEFAULT_LIMIT
 from conformance.connection.connectors import parse
 from conformance.connection.smoke import smoke as run_smoke
 from conformance.corpus import cases as case_corpus
+from conformance.errors import UsageError
 from conformance.report.problems import Problems
 from conformance.report.reader import Report, read
 from conformance.report.writer import dumps
 from conformance.run import certification
 from conformance.run import generate as generation
-from conformance.run.plan import DEFAULT_ORACLE, Options
+from conformance.run.plan import DEFAULT_ORACLE, Options, oracle_spec
 from conformance.run.runner import RECORDED
-from conformance.run.shards import CombineError, Shard
+from conformance.run.shards import Shard
 from conformance.run.shards import combine as merge
 
-
-def _shard(text: str | None) -> Shard | None:
-    if text is None:
-        return None
-    try:
-        return Shard.parse(text)
-    except ValueError as e:
-        raise fail(str(e)) from None
+REFERENCE = parse("reference")
 
 
 def _ignored(ctx: typer.Context, oracle: str, no_generate: bool, case: list[str] | None) -> None:
@@ -60,9 +53,8 @@ def _ignored(ctx: typer.Context, oracle: str, no_generate: bool, case: list[str]
 
 def certify(
     ctx: typer.Context,
-    candidate: opt.Candidate = "reference",
-    oracle: Annotated[str, typer.Option(
-        help="harbor==VERSION (live), or 'recorded' to use the corpus's recordings.")] = DEFAULT_ORACLE,
+    candidate: opt.Candidate = REFERENCE,
+    oracle: opt.Oracle = DEFAULT_ORACLE,
     surface: opt.Surfaces = None,
     case: Annotated[list[str] | None, typer.Option(
         "--case", "-k", help="Only case ids matching this glob (repeatable).")] = None,
@@ -71,59 +63,47 @@ def certify(
         show_default="reports/<candidate>.jsonl")] = None,
     cases_root: opt.CasesRoot = None,
     timeout: opt.Timeout = DEFAULT_TIMEOUT,
-    nan_policy_name: Annotated[str | None, typer.Option(
-        "--nan-policy",
-        help="Override every surface's NaN policy: any-nan-equal, bitwise, or a registered one.")] = None,
-    profile: Annotated[str, typer.Option(
-        help="Generated inputs: ci (fixed seed and budget), dev, explore.")] = generation.DEFAULT_PROFILE,
-    seed: Annotated[int | None, typer.Option(
-        help="The generators' seed.", show_default="the profile's, or a fresh one")] = None,
-    max_examples: Annotated[int | None, typer.Option(
-        min=1, help="Generated inputs per surface.", show_default="the profile's")] = None,
-    no_cases: Annotated[bool, typer.Option(
-        "--no-cases", help="Skip the declared cases; generated inputs only.")] = False,
-    no_generate: Annotated[bool, typer.Option(
-        "--no-generate", help="Skip the generated inputs; declared cases only.")] = False,
-    expectations: Annotated[Path | None, typer.Option(
-        help="The candidate's known divergences: listed ones become xfail.")] = None,
+    nan_policy_name: opt.NanPolicyName = None,
+    profile: opt.Profile = generation.DEFAULT_PROFILE,
+    seed: opt.Seed = None,
+    max_examples: opt.MaxExamples = None,
+    no_cases: opt.NoCases = False,
+    no_generate: opt.NoGenerate = False,
+    expectations: opt.Expectations = None,
     markdown_out: opt.MarkdownOut = None,
     junit_out: opt.JunitOut = None,
     badge_out: opt.BadgeOut = None,
     timeout_multiplier: opt.TimeoutMultiplier = 1.0,
-    validate_protocol: Annotated[bool, typer.Option(
-        "--validate-protocol", help="Check every candidate message against the published JSON Schemas.")] = False,
-    broken_after: Annotated[int, typer.Option(
-        min=1, help="Declare the candidate broken after this many consecutive crashes, timeouts or protocol "
-                    "errors; the remaining cases are recorded as broken.")] = DEFAULT_LIMIT,
+    validate_protocol: opt.ValidateProtocol = False,
+    broken_after: opt.BrokenAfter = DEFAULT_LIMIT,
     resume: Annotated[bool, typer.Option(
         "--resume", help="Go on from the report of an interrupted run (at --report), keeping the cases it "
                          "finished.")] = False,
-    shard: Annotated[str | None, typer.Option(
+    shard: Annotated[Shard | None, typer.Option(
+        parser=Shard.parse, metavar="I/N",
         help="Run part I of N (e.g. 2/4): the cases that hash to it, and the generators from a seed of its own "
              "with 1/N of the budget; `conformance combine` merges the parts.")] = None,
-    example_database: Annotated[str | None, typer.Option(
-        help="A Hypothesis example database (a directory, or redis://HOST:PORT): the generators replay what "
-             "it holds first and save their findings there.")] = None,
+    example_database: opt.ExampleDatabase = None,
     progress: Annotated[ProgressMode, typer.Option(
         help="On stderr while it runs, with each problem as it happens: a live display (live), plain lines "
              "(lines), or nothing; auto is live on a terminal, lines otherwise.")] = ProgressMode.AUTO,
     no_oracle_cache: opt.NoOracleCache = False,
     oracle_processes: Annotated[int, typer.Option(
-        min=1, help="Oracle processes that run whole-job cases (of the surfaces that send one request at a time) "
-                    "at once; the extra ones start when such cases come.")] = 1,
+        min=1, help=f"Oracle processes that run whole-job cases ({opt.whole_jobs()}) at once; the extra ones "
+                    "start when such cases come.")] = 1,
 ) -> None:
     """Certify a candidate against the oracle: the declared cases, then generated inputs."""
     outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
     report_to_stdout = report is not None and str(report) == "-"
     if report_to_stdout and (outputs.to_stdout or resume):
-        raise fail("--report - is the report on stdout: it goes with neither --markdown - nor --resume")
+        raise UsageError("--report - is the report on stdout: it goes with neither --markdown - nor --resume")
     _ignored(ctx, oracle, no_generate, case)
     options = Options(
-        candidate=parse(candidate), oracle=oracle, surfaces=surface, case_globs=case, cases_root=cases_root,
+        candidate=candidate, oracle=oracle_spec(oracle), surfaces=surface, case_globs=case, cases_root=cases_root,
         timeout=timeout, nan_policy=nan_policy_name, profile=profile, seed=seed, max_examples=max_examples,
         no_cases=no_cases, no_generate=no_generate, expectations=expectations,
         timeout_multiplier=timeout_multiplier, validate_protocol=validate_protocol, broken_after=broken_after,
-        resume=resume, shard=_shard(shard), example_database=example_database, oracle_cache=not no_oracle_cache,
+        resume=resume, shard=shard, example_database=example_database, oracle_cache=not no_oracle_cache,
         oracle_processes=oracle_processes)
     slug = options.candidate_spec.report_id
     default = f"{slug}.shard-{options.shard.index}-of-{options.shard.count}" if options.shard else slug
@@ -141,9 +121,9 @@ def certify(
             raise typer.Exit(130) from None
         print_problems(Problems.of(run.records))
         impl = run.candidate_implementation
-        name = f"{impl.name} {impl.version}" if impl else candidate
+        name = f"{impl.name} {impl.version}" if impl else candidate.text
         print_tables(run.tally, f"{name} vs {run.oracle_spec}")
-        print_verdict(candidate, run.tally, run.conforms, Path("-") if report_to_stdout else path)
+        print_verdict(candidate.text, run.tally, run.conforms, Path("-") if report_to_stdout else path)
         outputs.write(path)
         if report_to_stdout:
             sys.stdout.write(path.read_text(encoding="utf-8"))
@@ -151,14 +131,14 @@ def certify(
 
 
 def smoke(
-    candidate: Annotated[str, typer.Option("--candidate", "-c", help="The candidate spec, as for certify.")],
+    candidate: opt.Candidate,
     timeout: opt.Timeout = DEFAULT_TIMEOUT,
     timeout_multiplier: opt.TimeoutMultiplier = 1.0,
     cases_root: Annotated[Path | None, typer.Option("--cases", help="Where the inputs it sends come from.")] = None,
 ) -> None:
     """Check that a candidate speaks the protocol at all, before any scoring: handshake, one request a surface, stop."""
     inputs = case_corpus.first_inputs(cases_root or case_corpus.default_root())
-    checks = run_smoke(parse(candidate), inputs, timeout=timeout, timeout_multiplier=timeout_multiplier)
+    checks = run_smoke(candidate, inputs, timeout=timeout, timeout_multiplier=timeout_multiplier)
     for check in checks:
         mark = "[green]ok[/green]  " if check.ok else "[red]FAIL[/red]"
         out.print(f"{mark} {escape(check.step)}: {escape(check.message)}", highlight=False)
@@ -179,10 +159,7 @@ def combine(
 ) -> None:
     """Merge the reports of a sharded run into one: every shard once, every case once, nothing missing."""
     parts = [(str(path), read(path)) for path in reports]
-    try:
-        head, lines, footer = merge(parts)
-    except CombineError as e:
-        raise fail(f"cannot combine: {e}") from None
+    head, lines, footer = merge(parts)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     with out_path.open("w", encoding="utf-8") as handle:
         for line in [head, *lines, footer]:

@@ -41,7 +41,7 @@ from conformance.core import scope, surfaces
 from conformance.core.compare import Result
 from conformance.corpus.files import FileProblem, read_case_file
 from conformance.corpus.yaml_values import AliasError, CaseLoader, FileRead, LimitError, lint
-from conformance.errors import UsageError
+from conformance.errors import ConfigurationError
 
 ID_PATTERN = r"^[a-z][a-z0-9_.]*::[a-z0-9][a-z0-9._-]*$"
 
@@ -123,12 +123,14 @@ class CaseError:
         return f"{where}: [{self.case_id}] {self.message}" if self.case_id else f"{where}: {self.message}"
 
 
-class CorpusError(UsageError):
-    """Case files that do not load; each error names its file, line and case id."""
+class CorpusError(ConfigurationError):
+    """Case files that do not load; each error names its file, line and case id (after ``context``: what
+    could not be done because of them)."""
 
-    def __init__(self, errors: list[CaseError]) -> None:
+    def __init__(self, errors: list[CaseError], context: str | None = None) -> None:
         self.errors = errors
-        super().__init__("\n".join(map(str, errors)))
+        listed = "\n".join(map(str, errors))
+        super().__init__(f"{context}:\n{listed}" if context else listed)
 
 
 @dataclass(frozen=True)

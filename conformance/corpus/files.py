@@ -16,6 +16,8 @@ import os
 import stat
 from pathlib import Path
 
+from conformance.errors import ConfigurationError
+
 MIB = 1024 * 1024
 CASE_FILE_LIMIT = 2 * MIB  # a case file; the largest the suite ships is 17 KiB
 FILE_LIMIT = 16 * MIB  # a file a case names with !file
@@ -24,7 +26,7 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR,
           (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
 
 
-class FileProblem(ValueError):
+class FileProblem(ConfigurationError):
     """A file the corpus cannot read; the message says why, without the file's name."""
 
 

@@ -25,6 +25,7 @@ from conformance.report.model import CaseLine, Header
 from conformance.report.reader import Report
 
 TARGET_FILE = "generated.yaml"
+UNLOADED = "the promoted cases do not load, nothing written"  # what a CorpusError of promotion says first
 # The outcomes of a divergence the candidate showed (an expected one included): a skip or a candidate given up
 # on showed none.
 PROMOTED = (DIVERGING - {Outcome.SKIP, Outcome.BROKEN}) | {Outcome.XFAIL}
@@ -92,7 +93,7 @@ def _append(path: Path, surface: str, entries: list[str]) -> None:
         try:
             before = read_case_file(path).decode("utf-8")
         except (FileProblem, UnicodeDecodeError) as e:
-            raise case_corpus.CorpusError([case_corpus.CaseError(path, 1, None, str(e))]) from None
+            raise case_corpus.CorpusError([case_corpus.CaseError(path, 1, None, str(e))], UNLOADED) from None
     if before is None:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = f"surface: {surface}\ncases:\n" + "".join(entries)
@@ -105,4 +106,4 @@ def _append(path: Path, surface: str, entries: list[str]) -> None:
             path.unlink()
         else:
             path.write_text(before, encoding="utf-8")
-        raise case_corpus.CorpusError(errors)
+        raise case_corpus.CorpusError(errors, UNLOADED)

@@ -18,6 +18,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.connection.connectors import parse
 from conformance.core.outcomes import CONFORMING
 from conformance.errors import RunFailure
 from conformance.mutation.mutants import Mutant
@@ -79,8 +80,8 @@ def _column(run: certification.Run, generated: bool) -> Column:
 
 def _certify(candidate: str, surface: str, oracle: Oracle, report: Path, generated: bool) -> Column:
     options = Options(
-        candidate=candidate,
-        oracle=DEFAULT_ORACLE if generated else RECORDED,
+        candidate=parse(candidate),
+        oracle=oracle_spec(DEFAULT_ORACLE if generated else RECORDED),
         surfaces=[surface],
         no_cases=generated,
         no_generate=not generated,

@@ -21,12 +21,16 @@ from pathlib import Path
 
 from conformance.core import surfaces
 from conformance.core.loading import import_object
+from conformance.errors import ConfigurationError
 
 _SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
-class CatalogueError(ValueError):
+class CatalogueError(ConfigurationError):
     """A mutant that cannot be applied or is badly named; the message names it."""
+
+    def __init__(self, message: str, details: list[str] | None = None) -> None:
+        super().__init__(f"the mutant catalogue: {message}", details)
 
 
 @dataclass(frozen=True)

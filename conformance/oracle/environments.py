@@ -30,12 +30,12 @@ from pathlib import Path
 import platformdirs
 
 from conformance import shipped
-from conformance.errors import UsageError
+from conformance.errors import ConfigurationError
 
 PYTHON_SERIES = "3.12"
 
 
-class OracleSetupError(UsageError):
+class OracleSetupError(ConfigurationError):
     """The oracle environment cannot be created; the message says what to do."""
 
 

@@ -1,5 +1,6 @@
 """The plugin's options: each ``--conformance-NAME`` on the command line, most also ``conformance_NAME`` in the
-ini file, read and checked once into :class:`Settings`.
+ini file, read and checked once into :class:`Settings`. Each is a run option declared once in
+:mod:`conformance.run.flags` (its help, its value, its bounds), as ``conformance certify`` takes it too.
 
 Every name is namespaced, so a project whose own conftest adds ``--candidate``
 or ``--oracle`` is left alone. Values are taken as text and converted here, so
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from conformance import ORACLE_RELEASE
+from conformance.run.flags import FLAGS, Flag
 
 if TYPE_CHECKING:
     from conformance.connection.spec import Spec
@@ -31,11 +33,25 @@ NO_DATABASE = "none"
 
 @dataclass(frozen=True)
 class Option:
+    """A run option (:data:`conformance.run.flags.FLAGS`, which gives its help, value and bounds) as the plugin
+    takes it."""
+
     name: str  # --conformance-NAME, ini conformance_NAME
-    help: str
-    metavar: str | None = None  # None: a flag
+    default: str | None = None  # the plugin's default, in words
     ini: bool = True
     path: bool = False  # a path: in the ini file, relative to the ini file's folder
+
+    @property
+    def declared(self) -> Flag:
+        return FLAGS[self.name]
+
+    @property
+    def help(self) -> str:
+        return self.declared.help + (f" (default: {self.default})" if self.default else "")
+
+    @property
+    def metavar(self) -> str | None:  # None: a flag
+        return self.declared.metavar
 
     @property
     def flag(self) -> str:
@@ -47,36 +63,29 @@ class Option:
 
 
 OPTIONS = (
-    Option("candidate", "the candidate spec, as for `conformance certify -c`; without it the plugin collects "
-                        "nothing", "SPEC", ini=False),
-    Option("oracle", f"harbor==VERSION, or 'recorded' for the cases' recorded results (default: "
-                     f"harbor=={ORACLE_RELEASE})", "SPEC"),
-    Option("timeout", "seconds per candidate request (default: certify's)", "SECONDS"),
-    Option("timeout-multiplier", "scale the candidate's request, start and stop timeouts", "X"),
-    Option("broken-after", "consecutive crashes, timeouts or protocol errors after which the candidate is given "
-                           "up on and the remaining items fail at once (default: certify's)", "N"),
-    Option("validate-protocol", "check every candidate message against the published JSON Schemas"),
-    Option("nan-policy", "override every surface's NaN policy (any-nan-equal, bitwise, or a registered one)",
-           "NAME"),
-    Option("expectations", "the candidate's known divergences: listed ones are xfail", "FILE", path=True),
-    Option("report", "write the run's JSONL report there, as `conformance certify --report` does", "PATH",
-           path=True),
-    Option("profile", f"generated inputs: ci, dev or explore (default: {DEFAULT_PROFILE})", "NAME"),
-    Option("seed", "the generators' seed (default: the profile's, or a fresh one per run)", "N"),
-    Option("max-examples", "generated inputs per surface (default: the profile's)", "N"),
-    Option("example-database", "where generated findings are saved and replayed first: a directory, "
-                               f"redis://HOST:PORT, or '{NO_DATABASE}' (default: .hypothesis/examples under the "
-                               "rootdir)", "DB"),
-    Option("no-oracle-cache", "ask the oracle every input: no answer from the oracle answer cache, none stored"),
-    Option("no-cases", "collect no case items: generated inputs only"),
-    Option("no-generate", "collect no generated items: cases only"),
+    Option("candidate", ini=False),
+    Option("oracle", f"harbor=={ORACLE_RELEASE}"),
+    Option("timeout", "certify's"),
+    Option("timeout-multiplier", "1.0"),
+    Option("broken-after", "certify's"),
+    Option("validate-protocol"),
+    Option("nan-policy"),
+    Option("expectations", path=True),
+    Option("report", path=True),
+    Option("profile", DEFAULT_PROFILE),
+    Option("seed", "the profile's, or a fresh one per run"),
+    Option("max-examples", "the profile's"),
+    Option("example-database", f".hypothesis/examples under the rootdir; '{NO_DATABASE}': none"),
+    Option("no-oracle-cache"),
+    Option("no-cases"),
+    Option("no-generate"),
 )
 _BY_NAME = {option.name: option for option in OPTIONS}
 
 
 def add(parser: pytest.Parser) -> None:
     group = parser.getgroup(PREFIX, "harbor-conformance: case files and generated inputs as items "
-                                    "(with --conformance-candidate)")
+                                    "(with --conformance-candidate: without it, the plugin collects nothing)")
     for option in OPTIONS:
         if option.metavar is None:
             group.addoption(option.flag, action="store_true", default=False, dest=option.dest, help=option.help)
@@ -154,8 +163,8 @@ def _flag(config: pytest.Config, name: str) -> bool:
     return bool(given(config, name))
 
 
-def _number(config: pytest.Config, name: str, kind: type[int] | type[float], default: float,
-            minimum: float, above: bool = False) -> float:
+def _number(config: pytest.Config, name: str, kind: type[int] | type[float], default: float) -> float:
+    """The number given, within the bounds the option declares; UsageError naming the option otherwise."""
     from conformance.errors import UsageError
 
     text = _text(config, name)
@@ -163,10 +172,12 @@ def _number(config: pytest.Config, name: str, kind: type[int] | type[float], def
         return default
     try:
         value = kind(text)
-    except ValueError:
+    except ValueError:  # the text is no number: said below with the bounds, where it was given
         value = None
+    declared = _BY_NAME[name].declared
+    minimum, above = declared.minimum if declared.minimum is not None else float("-inf"), declared.above
     if value is None or value < minimum or (above and value == minimum):
-        bound = f"above {minimum}" if above else f"at least {minimum}"
+        bound = f"above {minimum:g}" if above else f"at least {minimum:g}"
         raise UsageError(f"{_BY_NAME[name].flag}: expected {'an integer' if kind is int else 'a number'} {bound}, "
                          f"got {text!r}")
     return value
@@ -180,7 +191,7 @@ def _named(name: str) -> Iterator[None]:
     try:
         yield
     except UsageError as e:
-        raise UsageError(f"{_BY_NAME[name].flag}: {e}", e.details) from None
+        raise e.within(_BY_NAME[name].flag) from None
 
 
 def _read(config: pytest.Config) -> Settings:
@@ -218,16 +229,16 @@ def _read(config: pytest.Config) -> Settings:
     return Settings(
         candidate=candidate,
         oracle=oracle,
-        timeout=_number(config, "timeout", float, DEFAULT_TIMEOUT, 0, above=True),
-        timeout_multiplier=_number(config, "timeout-multiplier", float, 1.0, 0, above=True),
-        broken_after=int(_number(config, "broken-after", int, DEFAULT_LIMIT, 1)),
+        timeout=_number(config, "timeout", float, DEFAULT_TIMEOUT),
+        timeout_multiplier=_number(config, "timeout-multiplier", float, 1.0),
+        broken_after=int(_number(config, "broken-after", int, DEFAULT_LIMIT)),
         validate_protocol=_flag(config, "validate-protocol"),
         nan_policy=nan_policy,
         expectations=Path(expectations) if expectations else None,
         report=Path(report) if report else None,
         profile=profile,
-        seed=int(_number(config, "seed", int, 0, 0)) if seed is not None else None,
-        max_examples=(int(_number(config, "max-examples", int, 0, 1)) if _text(config, "max-examples") is not None
+        seed=int(_number(config, "seed", int, 0)) if seed is not None else None,
+        max_examples=(int(_number(config, "max-examples", int, 0)) if _text(config, "max-examples") is not None
                       else None),
         example_database=(None if database == NO_DATABASE
                           else database or str(config.rootpath / ".hypothesis" / "examples")),

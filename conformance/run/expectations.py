@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from conformance.core.compare import MismatchClass
 from conformance.core.outcomes import DIVERGING, Outcome
 from conformance.corpus.cases import ID_PATTERN
-from conformance.errors import UsageError
+from conformance.errors import ConfigurationError
 from conformance.report.model import CaseLine, ExpectedDivergence, Signature, describe
 
 SIGNATURE_OUTCOMES = tuple(sorted(DIVERGING))
@@ -82,7 +82,7 @@ class ExpectationFile(BaseModel):
     divergences: list[KnownDivergence] = Field(default_factory=list)
 
 
-class ExpectationError(UsageError):
+class ExpectationError(ConfigurationError):
     """The expectation file cannot be used; the message names the file and line."""
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance import ORACLE_RELEASE, shipped
+from conformance.connection.connectors import parse
 from conformance.corpus import cases as case_corpus
 from conformance.report import markdown
 from conformance.report.model import CaseLine
@@ -63,7 +64,7 @@ def run(version: str, *, out_dir: Path, baseline: str = BASELINE, expectations: 
     """
     known = expectations if expectations is not None else expectations_path(version)
     options = certification.Options(
-        candidate=f"harbor=={version}", oracle=f"harbor=={baseline}", profile=profile,
+        candidate=parse(f"harbor=={version}"), oracle=parse(f"harbor=={baseline}"), profile=profile,
         no_generate=no_generate, expectations=known, cases_root=cases_root, surfaces=surfaces,
         oracle_cache=oracle_cache)
     report = out_dir / f"harbor-{version}.jsonl"

@@ -42,6 +42,7 @@ from conformance.connection.base import Connection
 from conformance.core import scope, surfaces
 from conformance.core.compare import NanPolicy, most_severe
 from conformance.core.outcomes import Outcome
+from conformance.errors import UsageError
 from conformance.kit import wire
 from conformance.report.model import CaseLine, GeneratedLine, Generation
 from conformance.run import shapes, simplify
@@ -234,7 +235,7 @@ def generate(
     ``database``: findings are saved there, and the first round replays what it holds for the surface first.
     """
     if oracle.connection is None:
-        raise ValueError("generated inputs need a live oracle")
+        raise UsageError("generated inputs need a live oracle")
     budget = surface_budget(profile, surface_name, max_examples)
     result = GenerationResult(surface_name, profile.name, seed, budget)
     found: dict[tuple[str, ...], list[tuple[shapes.Shape, CaseLine]]] = {}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance import ORACLE_RELEASE
@@ -38,7 +38,7 @@ DEFAULT_ORACLE = f"harbor=={ORACLE_RELEASE}"
 
 
 def oracle_spec(text: str | Spec | None) -> Spec | None:
-    """The ``--oracle`` value: a spec, or None for the corpus's recordings (``recorded``)."""
+    """The ``--oracle`` value parsed: a spec, or None for the corpus's recordings (``recorded``)."""
     if text is None or isinstance(text, Spec):
         return text
     return None if text == RECORDED else parse(text)
@@ -46,10 +46,12 @@ def oracle_spec(text: str | Spec | None) -> Spec | None:
 
 @dataclass(frozen=True)
 class Options:
-    """What was asked for. Specs given as strings are parsed here, at the edge."""
+    """What was asked for, typed: the front ends parse what they read (a spec into a :class:`Spec`, a shard into
+    a :class:`Shard`) at their edge, from the options declared once in :mod:`conformance.run.flags`; a spec
+    written as a string by a caller in Python is parsed here, on construction, so no string travels on."""
 
-    candidate: Spec | str = "reference"
-    oracle: Spec | str | None = DEFAULT_ORACLE  # None (or "recorded"): the corpus's recorded results
+    candidate: Spec = field(default_factory=lambda: parse("reference"))
+    oracle: Spec | None = field(default_factory=lambda: parse(DEFAULT_ORACLE))  # None: the corpus's recordings
     surfaces: list[str] | None = None
     case_globs: list[str] | None = None
     cases_root: Path | None = None
@@ -72,18 +74,17 @@ class Options:
     oracle_processes: int = 1  # oracle processes that answer whole-job inputs at once (connection.pool)
 
     def __post_init__(self) -> None:
-        if isinstance(self.candidate, str):
-            object.__setattr__(self, "candidate", parse(self.candidate))
+        candidate: Spec | str = self.candidate
+        if isinstance(candidate, str):
+            object.__setattr__(self, "candidate", parse(candidate))
         object.__setattr__(self, "oracle", oracle_spec(self.oracle))
 
     @property
     def candidate_spec(self) -> Spec:
-        assert isinstance(self.candidate, Spec)  # parsed in __post_init__
         return self.candidate
 
     @property
     def oracle_spec(self) -> Spec | None:
-        assert not isinstance(self.oracle, str)  # parsed in __post_init__
         return self.oracle
 
 
@@ -192,7 +193,7 @@ def make_plan(options: Options, report: Path, log: Callable[[str], None] = lambd
     try:
         known = Expectations.from_file(options.expectations) if options.expectations else None
     except ExpectationError as e:
-        raise UsageError(f"expectation file: {e}") from None
+        raise e.within("expectation file") from None
     root = options.cases_root or case_corpus.default_root()
     loaded = load_corpus(root)
     oracle = options.oracle_spec
@@ -213,10 +214,7 @@ def make_plan(options: Options, report: Path, log: Callable[[str], None] = lambd
     if options.shard and generators and options.seed is None and profile.fixed_seed is None and not options.resume:
         raise UsageError(f"--shard with profile {options.profile} needs --seed: every shard derives its "
                          "generators' seed from the same one")
-    try:
-        resumed = resumable(report, options, profile, policy_name(nan_policy), log) if options.resume else Resumed()
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+    resumed = resumable(report, options, profile, policy_name(nan_policy), log) if options.resume else Resumed()
     if resumed.cases:
         resumed = within(resumed, report, {i.id for i in loaded}, {i.id for i in selected}, log)
     seed = options.seed if options.seed is not None else resumed.seed

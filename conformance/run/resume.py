@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.core.outcomes import Outcome
+from conformance.errors import UsageError
 from conformance.report.model import CaseLine, GeneratedLine, Header, ResumedRun
 from conformance.report.reader import Report, read
 
@@ -41,7 +42,7 @@ class Resumed:
 
 
 def resumable(path: Path, options: Any, profile: Any, policy_name: str, log: Callable[[str], None]) -> Resumed:
-    """What to keep from the report at ``path``; ValueError when it is not the same run."""
+    """What to keep from the report at ``path``; UsageError when it is not the same run."""
     if not path.exists():
         log(f"no report at {path} to resume from: starting afresh")
         return Resumed()
@@ -127,5 +128,5 @@ def _check_same_run(path: Path, head: Header, options: Any, profile: Any, policy
             if ours is not None and theirs != ours:
                 differences.append(f"generation {name}: {theirs!r} in the report, {ours!r} now")
     if differences:
-        raise ValueError(f"{path} is the report of another run, so it cannot be resumed ("
+        raise UsageError(f"{path} is the report of another run, so it cannot be resumed ("
                          + "; ".join(differences) + "); drop --resume to start afresh")

@@ -43,7 +43,7 @@ class Shard:
     def parse(cls, text: str) -> Shard:
         match = _SPEC.fullmatch(text.strip())
         if not match or not 1 <= int(match[1]) <= int(match[2]):
-            raise ValueError(f"--shard takes I/N with 1 <= I <= N (e.g. 2/4), got {text!r}")
+            raise UsageError(f"--shard takes I/N with 1 <= I <= N (e.g. 2/4), got {text!r}")
         return cls(int(match[1]), int(match[2]))
 
     def __str__(self) -> str:
@@ -63,6 +63,9 @@ class Shard:
 
 class CombineError(UsageError):
     """The shard reports do not make one run; the message names what is wrong."""
+
+    def __init__(self, message: str, details: list[str] | None = None) -> None:
+        super().__init__(f"cannot combine: {message}", details)
 
 
 Merged = tuple[Header, list[CaseLine | GeneratedLine | CandidateLine], Footer]

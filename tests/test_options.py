@@ -1,0 +1,121 @@
+"""The run options are declared once (conformance.run.flags): the command's, the campaign's and the pytest
+plugin's say the same thing of each, and what they list comes from the registries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import typer
+
+from conformance.cli import app
+from conformance.connection.connectors import CONNECTORS
+from conformance.core.surfaces import SURFACES
+from conformance.pytest_plugin import options as plugin_options
+from conformance.run.flags import FLAGS
+
+COMMANDS = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+
+
+def _cli_help(command: str) -> dict[str, str]:
+    """Each option of a command: its long name (without --) and its help."""
+    found = {}
+    for param in COMMANDS[command].params:
+        for name in param.opts:
+            if name.startswith("--"):
+                found[name[2:]] = param.help
+    return found
+
+
+class _Group:
+    def __init__(self) -> None:
+        self.helps: dict[str, str] = {}
+
+    def addoption(self, flag: str, **settings: Any) -> None:
+        self.helps[flag] = settings["help"]
+
+
+class _Parser:
+    def __init__(self) -> None:
+        self.group = _Group()
+        self.ini: dict[str, str] = {}
+
+    def getgroup(self, name: str, description: str) -> _Group:
+        return self.group
+
+    def addini(self, name: str, help: str, type: str) -> None:
+        self.ini[name] = help
+
+
+def _plugin_help() -> tuple[dict[str, str], dict[str, str]]:
+    """What the plugin registers, by run option name: the command line's help and the ini file's."""
+    parser = _Parser()
+    plugin_options.add(parser)  # type: ignore[arg-type]
+    prefix = f"--{plugin_options.PREFIX}-"
+    flags = {flag.removeprefix(prefix): text for flag, text in parser.group.helps.items()}
+    ini = {name.removeprefix(f"{plugin_options.PREFIX}_").replace("_", "-"): text for name, text in parser.ini.items()}
+    return flags, ini
+
+
+def _without_default(text: str) -> str:
+    return text.split(" (default: ")[0]
+
+
+def test_every_shared_option_says_the_same_in_the_command_the_campaign_and_the_plugin():
+    certify, campaign = _cli_help("certify"), _cli_help("campaign")
+    plugin, ini = _plugin_help()
+    for name, flag in FLAGS.items():
+        places = {"certify": certify.get(name), "campaign": campaign.get(name), "pytest": plugin.get(name),
+                  "ini": ini.get(name)}
+        given = {where: _without_default(text) for where, text in places.items() if text is not None}
+        if name == "report":  # certify's also takes '-', stdout
+            given.pop("certify")
+        assert len(given) >= 2, f"--{name} is declared for one front end only: {given}"
+        assert set(given.values()) == {flag.help}, name
+
+
+def test_every_plugin_option_is_a_declared_run_option():
+    plugin, _ = _plugin_help()
+    assert set(plugin) <= set(FLAGS)
+
+
+@pytest.mark.parametrize("where", ["certify", "campaign", "smoke", "pytest"])
+def test_the_candidates_help_names_every_kind_of_connector(where):
+    text = _plugin_help()[0]["candidate"] if where == "pytest" else _cli_help(where)["candidate"]
+    for connector in CONNECTORS.values():
+        assert connector.usage in text, f"{connector.kind} ({connector.usage}) missing from: {text}"
+
+
+def test_the_whole_job_surfaces_come_from_the_registry():
+    text = _cli_help("certify")["oracle-processes"]
+    whole = [name for name, declared in SURFACES.items() if declared.batch_size == 1]
+    assert whole and all(name in text for name in whole)
+    assert not [name for name in SURFACES if name not in whole and name in text]
+
+
+class _Config:
+    """What the plugin reads of a pytest config: options given on the command line, an empty ini file."""
+
+    inipath = None
+
+    def __init__(self, **given: str) -> None:
+        self.given = {f"{plugin_options.PREFIX}_{name}": value for name, value in given.items()}
+
+    def getoption(self, dest: str) -> str | None:
+        return self.given.get(dest)
+
+    def getini(self, name: str) -> str:
+        return ""
+
+
+def test_a_bound_is_the_same_on_the_command_line_and_in_the_plugin():
+    from typer.testing import CliRunner
+
+    from conformance.errors import UsageError
+
+    result = CliRunner().invoke(app, ["certify", "--oracle", "recorded", "--timeout", "0"])
+    assert result.exit_code == 2 and "0 is not above 0" in result.output
+    with pytest.raises(UsageError, match="--conformance-timeout: expected a number above 0, got '0'"):
+        plugin_options._number(_Config(timeout="0"), "timeout", float, 1.0)  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="--conformance-broken-after: expected an integer at least 1, got '0'"):
+        plugin_options._number(_Config(broken_after="0"), "broken-after", int, 5)  # type: ignore[arg-type]

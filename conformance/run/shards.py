@@ -154,16 +154,19 @@ class MergedGenerators:
         return True
 
     def generator(self, line: GeneratedLine) -> None:
-        merged = self.generated.setdefault(line.surface, line.model_copy(
-            update={"inputs_run": 0, "max_examples": 0, "divergences": [], "error": None, "skipped": 0}))
-        merged.inputs_run += line.inputs_run
-        merged.max_examples += line.max_examples
-        merged.skipped += line.skipped
-        merged.skip_reason = merged.skip_reason or line.skip_reason
+        before = self.generated.get(line.surface)
         self.seeds.setdefault(line.surface, []).extend(line.seed if isinstance(line.seed, list) else [line.seed])
-        merged.divergences += [i for i in line.divergences if i not in merged.divergences]
-        if line.error:
-            merged.error = "; ".join(filter(None, [merged.error, line.error]))
+        if before is None:
+            self.generated[line.surface] = line
+            return
+        self.generated[line.surface] = before.model_copy(update={
+            "inputs_run": before.inputs_run + line.inputs_run,
+            "max_examples": before.max_examples + line.max_examples,
+            "skipped": before.skipped + line.skipped,
+            "skip_reason": before.skip_reason or line.skip_reason,
+            "divergences": [*before.divergences, *(i for i in line.divergences if i not in before.divergences)],
+            "error": "; ".join(filter(None, [before.error, line.error])) or None,
+        })
 
     def of(self, surface: str) -> list[CaseLine]:
         return [record for record in self.findings.values() if record.surface == surface]

@@ -14,7 +14,7 @@ from conformance.core.compare import Mismatch, MismatchClass
 from conformance.core.outcomes import Outcome
 from conformance.report.model import CaseLine, OutputResult, Party, RaisedResult
 from conformance.report.reader import ReportError, read
-from conformance.report.writer import ReportWriter, new_header
+from conformance.report.writer import ReportWriter, Tally, new_header
 
 SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "conformance" / "schemas" / "report-line.json")
                     .read_text(encoding="utf-8"))
@@ -26,9 +26,9 @@ def _written(tmp_path: Path, *cases: CaseLine, finish: bool = True) -> Path:
                       nan_policy="any-nan-equal", surfaces=["reward.parse"], cases_root="cases")
     with ReportWriter(path, head) as writer:
         for case in cases:
-            writer.record(case)
+            writer.write(case)
         if finish:
-            writer.finish()
+            writer.write(Tally.of(cases).footer())
     return path
 
 

@@ -191,7 +191,7 @@ def _merged(parts: list[tuple[str, Report, tuple[Header, ShardInfo]]], count: in
             merged.generator(line)
         for problem in report.candidate_problems:
             lines.append(problem)
-            tally.candidate_problems.append(problem)
+            tally.add_candidate_problem(problem)
     for entry in lines:
         if isinstance(entry, CaseLine):
             tally.add(entry)
@@ -201,8 +201,9 @@ def _merged(parts: list[tuple[str, Report, tuple[Header, ShardInfo]]], count: in
         for record in surface_findings:
             tally.add(record)
         tally.add_generated(line)
-    tally.stale_expectations = _stale([report for _, report, _ in parts])
-    tally.cached_answers = sum(report.footer.cached_answers for _, report, _ in parts if report.footer is not None)
+    tally.add_stale_expectations(_stale([report for _, report, _ in parts]))
+    tally.add_counts(cached_answers=sum(report.footer.cached_answers for _, report, _ in parts
+                                        if report.footer is not None))
     first = parts[0][2][0]
     generation = first.generation
     if generation is not None:

@@ -192,7 +192,7 @@ def through_runner(inputs: list[Input], candidate: Connection, oracle: Oracle) -
         started = time.perf_counter()
         bad = 0
         for record in run_inputs(inputs, candidate, oracle):
-            writer.record(record)
+            writer.write(record)
             bad += record.outcome is not Outcome.PASS
         elapsed = time.perf_counter() - started
         writer.close()

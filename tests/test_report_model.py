@@ -14,7 +14,7 @@ from conformance.core.compare import Mismatch, MismatchClass
 from conformance.core.outcomes import Outcome
 from conformance.report.model import CaseLine, OutputResult, Party, RaisedResult
 from conformance.report.reader import ReportError, read
-from conformance.report.writer import ReportWriter, new_header
+from conformance.report.writer import ReportWriter, Tally, new_header
 
 SCHEMA = json.loads((Path(__file__).resolve().parent.parent / "conformance" / "schemas" / "report-line.json")
                     .read_text(encoding="utf-8"))
@@ -26,9 +26,9 @@ def _written(tmp_path: Path, *cases: CaseLine, finish: bool = True) -> Path:
                       nan_policy="any-nan-equal", surfaces=["reward.parse"], cases_root="cases")
     with ReportWriter(path, head) as writer:
         for case in cases:
-            writer.record(case)
+            writer.write(case)
         if finish:
-            writer.finish()
+            writer.write(Tally.of(cases).footer())
     return path
 
 
@@ -100,3 +100,36 @@ def test_skipped_generated_inputs_keep_a_run_from_conforming_and_are_said_in_eve
     assert "| `evsys.metric` | 20 | 0 (20 skipped) | 0 |" in markdown.summary(report)
     xml = junit.render(report)
     assert 'failures="1"' in xml and "20 skipped: not implemented yet" in xml
+
+
+def test_a_report_line_cannot_be_changed_once_made():
+    from pydantic import ValidationError
+
+    from conformance.report.model import CandidateLine, GeneratedLine
+
+    line = CaseLine(id="reward.parse::a", surface="reward.parse", outcome=Outcome.PASS)
+    for name, value in [("outcome", Outcome.FAIL), ("detail", "changed"), ("id", "reward.parse::b")]:
+        with pytest.raises(ValidationError, match="frozen"):
+            setattr(line, name, value)
+    assert (line.outcome, line.detail, line.id) == (Outcome.PASS, "", "reward.parse::a")
+    generated = GeneratedLine(surface="reward.parse", profile="ci", seed=0, max_examples=1, inputs_run=1)
+    with pytest.raises(ValidationError, match="frozen"):
+        generated.inputs_run = 2
+    with pytest.raises(ValidationError, match="frozen"):
+        CandidateLine(stage="start", outcome="crash").detail = "x"
+
+
+def test_an_amended_line_is_a_new_line_within_the_limits():
+    from conformance.report.model import DETAIL_LIMIT, MISMATCH_LIMIT
+
+    line = CaseLine(id="reward.parse::a", surface="reward.parse", outcome=Outcome.PASS)
+    mismatches = [Mismatch(MismatchClass.VALUE, f"$[{i:04}]", "1", "2") for i in range(MISMATCH_LIMIT + 5)]
+    changed = line.amended(outcome=Outcome.FAIL, detail="x" * (DETAIL_LIMIT + 1), mismatches=mismatches)
+    assert line.outcome is Outcome.PASS and line.mismatches == [] and line.detail == ""
+    assert changed.outcome is Outcome.FAIL
+    assert changed.detail.endswith(f"({DETAIL_LIMIT + 1} characters)")
+    assert (len(changed.mismatches), changed.more_mismatches) == (MISMATCH_LIMIT, 5)
+    # The same as a line made whole with those fields.
+    made = CaseLine(id="reward.parse::a", surface="reward.parse", outcome=Outcome.FAIL, detail="x" * (DETAIL_LIMIT + 1),
+                    mismatches=mismatches)
+    assert made == changed

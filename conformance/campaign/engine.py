@@ -240,8 +240,7 @@ class _Tasks:
                      + ("; no more tasks are submitted" if self.failed == FAILED_TASKS_LIMIT else ""))
             return
         self.failed = 0
-        new = self.report.add(result.findings, result.line)
-        self.report.tally.cached_answers += result.cached_answers
+        new = self.report.add(result.findings, result.line, result.cached_answers)
         self.by_worker[result.worker] += 1
         self.inputs += result.line.inputs_run
         for record in new:

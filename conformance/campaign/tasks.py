@@ -31,6 +31,8 @@ from conformance.connection.connectors import connect
 from conformance.report.model import CaseLine, GeneratedLine
 from conformance.run import generate as generation
 from conformance.run.certification import connect_oracle
+from conformance.run.engine import Engine, Stream
+from conformance.run.events import Event, InputGenerated
 from conformance.run.runner import Oracle
 
 if TYPE_CHECKING:
@@ -142,9 +144,10 @@ class CampaignPlugin(WorkerPlugin):
                 self._pairs.remove(pair)
         self._local.pair = None
 
-    def check(self, surface: str) -> None:
-        """Called after each input a task runs: the campaign's end stops the task there."""
-        if self._stopping:
+    def handle(self, event: Event) -> None:
+        """A task's events, as the engine emits them on this worker: after each input, the campaign's end stops
+        the task there."""
+        if isinstance(event, InputGenerated) and self._stopping:
             raise Stopped
 
     def stop(self) -> None:
@@ -172,11 +175,10 @@ def run_task(task: Task, plugin_name: str) -> TaskResult:
     try:
         with plugin.running() as pair:
             before = answered_from_cache(pair.oracle.connection)
-            result = generation.generate(task.surface, pair.candidate, pair.oracle,
-                                         profile=generation.PROFILES[task.profile], seed=task.seed,
-                                         max_examples=task.max_examples, on_input=plugin.check,
-                                         database=plugin.database)
+            engine = Engine(pair.candidate, pair.oracle, Stream([plugin]), database=plugin.database)
+            findings, line = engine.generate(task.surface, profile=generation.PROFILES[task.profile], seed=task.seed,
+                                             budget=task.max_examples)
             cached = answered_from_cache(pair.oracle.connection) - before
     except Stopped:
         raise TaskStopped(f"{task}: the campaign ended") from None
-    return TaskResult(task, result.findings, result.line(), worker.address, time.monotonic() - started, cached)
+    return TaskResult(task, findings, line, worker.address, time.monotonic() - started, cached)

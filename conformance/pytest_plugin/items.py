@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from conformance.corpus.cases import LoadedCase
     from conformance.report.model import CaseLine, GeneratedLine
+    from conformance.run.events import Event
 
 GENERATED = "generated"  # the name of a surface's generated item
 # A folder asked for as FOLDER::generated -> what other arguments name inside it: (path, case name or None).
@@ -160,9 +161,16 @@ class CaseFile(pytest.File):
 
 
 class _ConformanceItem(pytest.Item):
-    """An item whose outcome is report lines: kept in ``lines`` for the report, told as a failure or an xfail."""
+    """An item whose outcome is report lines: a handler of the engine's events while it runs, the lines they
+    carry kept in ``lines`` for the report, told as a failure or an xfail."""
 
     lines: list[CaseLine | GeneratedLine]
+
+    def handle(self, event: Event) -> None:
+        from conformance.run.events import CaseFinished, FindingFound, SurfaceFinished
+
+        if isinstance(event, CaseFinished | FindingFound | SurfaceFinished):
+            self.lines.append(event.line)
 
     def mark(self, surface: str, tags: Iterable[str], keywords: Iterable[str]) -> None:
         names = self.config.stash[SUITE].markers
@@ -190,7 +198,6 @@ class CaseItem(_ConformanceItem):
 
     def runtest(self) -> None:
         from conformance.core import scope
-        from conformance.run.runner import run_case
 
         suite = self.config.stash[SUITE]
         case = self.loaded.case
@@ -202,9 +209,10 @@ class CaseItem(_ConformanceItem):
         claimed = candidate.implementation.scope if candidate.implementation is not None else None
         if not scope.claims(claimed, case.surface, case.input):
             _skip(f"{case.id} is outside what {candidate.spec} claims: {claimed}")
-        record = suite.expected(run_case(self.loaded, candidate, oracle, suite.settings.nan_policy))
-        self.lines = [record]
-        verdict([record])
+        self.lines = []
+        with suite.stream.listening(self):
+            records = list(suite.engine().cases([self.loaded]))
+        verdict(records)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.loaded.line - 1, self.loaded.id
@@ -233,19 +241,11 @@ class GeneratedItem(_ConformanceItem):
         claimed = candidate.implementation.scope if candidate.implementation is not None else None
         if not scope.surfaces(claimed, [self.surface]):
             _skip(f"{self.surface} is outside what {candidate.spec} claims: {claimed}")
-        oracle = suite.oracle()
-        if candidate.broken:
-            result = generate.GenerationResult(self.surface, settings.profile.name, suite.seed,
-                                               generate.surface_budget(settings.profile, self.surface,
-                                                                       settings.max_examples),
-                                               error=f"not run: {candidate.broken}")
-        else:
-            result = generate.generate(self.surface, candidate, oracle, profile=settings.profile, seed=suite.seed,
-                                       max_examples=settings.max_examples, policy=settings.nan_policy,
-                                       database=suite.database())
-        findings = [suite.expected(record) for record in result.findings]
-        summary = result.line()
-        self.lines = [*findings, summary]
+        self.lines = []
+        with suite.stream.listening(self):
+            findings, summary = suite.engine(generating=True).generate(
+                self.surface, profile=settings.profile, seed=suite.seed,
+                budget=generate.surface_budget(settings.profile, self.surface, settings.max_examples))
         problems = []
         if summary.error:
             problems.append(f"the generator failed: {summary.error}")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -108,8 +109,9 @@ class Ledger:
 
     def write(self, settings: Settings, seed: int, parties: tuple[Party, Party], stale: list[str], finished: bool,
               argv: list[str]) -> None:
-        from conformance.report.model import CandidateLine, CaseLine
-        from conformance.report.writer import ReportWriter, new_header
+        from conformance.report.writer import new_header
+        from conformance.run.engine import ReportFile, Stream
+        from conformance.run.events import ConnectionCounts, ExpectationsChecked, Outline, RunStarted, of_line
         from conformance.run.generate import describe
         from conformance.run.plan import policy_name
 
@@ -126,16 +128,13 @@ class Ledger:
             generation=describe(settings.profile, seed, settings.max_examples) if generated else None,
             expectations=str(settings.expectations) if settings.expectations else None,
         )
-        with ReportWriter(settings.report, header) as writer:
-            for line in self.lines:
-                if isinstance(line, CaseLine):
-                    writer.record(line)
-                elif isinstance(line, CandidateLine):
-                    writer.candidate_problem(line)
-                else:
-                    writer.generated(line)
-            writer.tally.stale_expectations = stale
-            writer.tally.batch_fallbacks = self.batch_fallbacks
-            writer.tally.cached_answers = self.cached_answers
-            if finished:
-                writer.finish()
+        # The lines gathered, replayed as the engine's events into the report file: its tally makes the footer.
+        stream = Stream([ReportFile(settings.report)])
+        stream.emit(RunStarted(header, Outline(
+            cases=Counter(line.surface for line in self._records() if not line.generated),
+            generators=tuple(sorted(generated)), budgets={}, profile=settings.profile.name)))
+        for line in self.lines:
+            stream.emit(of_line(line))
+        stream.emit(ConnectionCounts(batch_fallbacks=self.batch_fallbacks, cached_answers=self.cached_answers))
+        stream.emit(ExpectationsChecked(tuple(stale)))
+        stream.finish(finished)

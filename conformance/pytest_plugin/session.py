@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from conformance.connection.breaker import Breaker
     from conformance.errors import HarnessError
     from conformance.pytest_plugin.reporting import Ledger
-    from conformance.report.model import CandidateLine, CaseLine, Party
+    from conformance.report.model import CandidateLine, Party
+    from conformance.run.engine import Engine, Stream
     from conformance.run.expectations import Expectations
     from conformance.run.runner import Oracle
 
@@ -51,6 +52,7 @@ class Conformance:
         self._database: ExampleDatabase | None = None
         self._candidate: Breaker | None = None
         self._oracle: Oracle | None = None
+        self.stream = self._stream()  # the engine's events in this process: a running item listens to them
         self.candidate_lines: list[CandidateLine] = []  # this process's candidate failing to start or to stop
         self.batch_fallbacks = 0  # batches of this process's candidate asked again one request at a time
         self.cached_answers = 0  # this process's oracle answers taken from the answer cache
@@ -86,6 +88,12 @@ class Conformance:
             suite._start_once()
             suite.ledger = Ledger(config.rootpath)
         return suite
+
+    @staticmethod
+    def _stream() -> Stream:
+        from conformance.run.engine import Stream
+
+        return Stream()
 
     def _seed(self) -> int:
         from conformance.run.generate import new_seed
@@ -161,10 +169,13 @@ class Conformance:
             self._database = open_database(self.settings.example_database)
         return self._database
 
-    def expected(self, record: CaseLine) -> CaseLine:
-        """The record as the expectation file has it: a listed divergence is xfail, a listed conforming case
-        xpass."""
-        return self.expectations.apply(record) if self.expectations is not None else record
+    def engine(self, *, generating: bool = False) -> Engine:
+        """The engine on this process's candidate and oracle (each started on first use), the expectation file
+        applied to every line it makes; its events go to this process's stream, where a running item listens."""
+        from conformance.run.engine import Engine
+
+        return Engine(self.candidate(), self.oracle(), self.stream, policy=self.settings.nan_policy,
+                      expectations=self.expectations, database=self.database() if generating else None)
 
     def close(self) -> None:
         """Stop both sides; the candidate failing to stop is recorded, as certify records it."""

@@ -62,6 +62,9 @@ class _Model(BaseModel):
 
 
 class _Line(_Model):
+    """A line is a value: decided once, never changed (a changed line is a new one, e.g. ``CaseLine.amended``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
     type: str  # each line type narrows it to its literal
 
     # Case lines leave out what is at its default (no mismatches, no detail): there are many of them. They
@@ -333,21 +336,21 @@ class CaseLine(_Line):
             self.__dict__.update(mismatches=listed, more_mismatches=self.more_mismatches + more)
         return self
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        # The runner fills a line in field by field: what it sets is kept within the limits as well (the rules
-        # of the validators above, without validating the whole line again at each assignment). The limits'
-        # constants are OUTPUT_LIMIT, DETAIL_LIMIT, MESSAGE_LIMIT and MISMATCH_LIMIT.
-        if name == "candidate":
-            value = self._bounded_candidate(value)
-        elif name == "detail":
-            value = self._bounded_detail(value)
-        elif name == "recording_mismatches":
-            value = self._bounded_mismatches(value)
-        elif name == "mismatches":
-            value, more = _listed(self._bounded_mismatches(value))
-            if more:
-                super().__setattr__("more_mismatches", self.more_mismatches + more)
-        super().__setattr__(name, value)
+    def amended(self, **changes: Any) -> CaseLine:
+        """A new line: this one with ``changes``, each kept within the report's limits as the validators above
+        keep it (without validating the whole line again: what it holds is within them already). The limits'
+        constants are OUTPUT_LIMIT, DETAIL_LIMIT, MESSAGE_LIMIT and MISMATCH_LIMIT."""
+        if "candidate" in changes:
+            changes["candidate"] = self._bounded_candidate(changes["candidate"])
+        if "detail" in changes:
+            changes["detail"] = self._bounded_detail(changes["detail"])
+        if "recording_mismatches" in changes:
+            changes["recording_mismatches"] = self._bounded_mismatches(changes["recording_mismatches"])
+        if "mismatches" in changes:
+            listed, more = _listed(self._bounded_mismatches(changes["mismatches"]))
+            changes["mismatches"] = listed
+            changes["more_mismatches"] = changes.get("more_mismatches", self.more_mismatches) + more
+        return self.model_copy(update=changes)
 
     @property
     def generated(self) -> bool:

@@ -16,6 +16,7 @@ report marked truncated.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -140,9 +141,11 @@ class Summarised:
 
     def _with_footer(self, tally: Tally) -> Tally:
         if self.footer is not None:
-            tally.stale_expectations = list(self.footer.stale_expectations)
-            tally.batch_fallbacks = self.footer.batch_fallbacks
-            tally.cached_answers = self.footer.cached_answers
+            # What only the footer tells: read from it, as a run's events told it (into a copy: asked again, the
+            # tally is the same).
+            tally = dataclasses.replace(tally, stale_expectations=[], batch_fallbacks=0, cached_answers=0)
+            tally.add_stale_expectations(self.footer.stale_expectations)
+            tally.add_counts(batch_fallbacks=self.footer.batch_fallbacks, cached_answers=self.footer.cached_answers)
         return tally
 
     def tally(self) -> Tally:
@@ -198,7 +201,7 @@ class Overview(Summarised):
         self.counted.add_generated(line)
 
     def _candidate_problem(self, line: CandidateLine) -> None:
-        self.counted.candidate_problems.append(line)
+        self.counted.add_candidate_problem(line)
 
     def tally(self) -> Tally:
         return self._with_footer(self.counted)

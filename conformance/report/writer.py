@@ -85,6 +85,9 @@ class Tally:
     batch_fallbacks: int = 0  # batches that failed as a whole and were asked again one request at a time
     cached_answers: int = 0  # oracle answers taken from the answer cache
 
+    # Every count changes through the methods below, from what happened (a run's events, a report's lines): the
+    # footer is made from the tally alone (footer()), never written from outside.
+
     @classmethod
     def of(cls, cases: Iterable[CaseLine], generated: Iterable[GeneratedLine] = (),
            candidate_problems: Iterable[CandidateLine] = ()) -> Tally:
@@ -93,11 +96,25 @@ class Tally:
             tally.add(line)
         for done in generated:
             tally.add_generated(done)
-        tally.candidate_problems.extend(candidate_problems)
+        for problem in candidate_problems:
+            tally.add_candidate_problem(problem)
         return tally
 
     def add_generated(self, line: GeneratedLine) -> None:
         self.generated[line.surface] = line
+
+    def add_candidate_problem(self, line: CandidateLine) -> None:
+        """The candidate failed to ``start`` or to ``stop``."""
+        self.candidate_problems.append(line)
+
+    def add_counts(self, batch_fallbacks: int = 0, cached_answers: int = 0) -> None:
+        """What the connections counted (each process's, each task's, added up)."""
+        self.batch_fallbacks += batch_fallbacks
+        self.cached_answers += cached_answers
+
+    def add_stale_expectations(self, entries: Iterable[str]) -> None:
+        """Expectation-file entries that named nothing the run should have found."""
+        self.stale_expectations.extend(entries)
 
     @property
     def generated_skips(self) -> int:
@@ -209,8 +226,8 @@ def dumps(line: Header | CaseLine | GeneratedLine | CandidateLine | Footer) -> s
 
 
 class ReportWriter:
-    """Writes a report line by line, each flushed as it is written; ``with`` closes it (without a footer
-    unless :meth:`finish` was called).
+    """Writes a report line by line, each flushed as it is written; ``with`` closes it. It writes what it is
+    given: a run's footer (made by its tally) is written last, by whoever has it.
 
     ``kept``: the lines of an interrupted run that a resumed run keeps. They
     are written, after the header, to a new file that then replaces the old
@@ -221,56 +238,23 @@ class ReportWriter:
     def __init__(self, path: Path | None, head: Header,
                  kept: Iterable[CaseLine | GeneratedLine | CandidateLine] = ()) -> None:
         self.path = path
-        self.tally = Tally()
         self._handle: IO[str] | None = None
-        self._footer: Footer | None = None
         kept = list(kept)
         writing = path
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             writing = path.with_name(path.name + ".resuming") if kept else path
             self._handle = open(writing, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
-        self._write(head)
+        self.write(head)
         for line in kept:
-            if isinstance(line, CaseLine):
-                self.tally.add(line)
-            elif isinstance(line, GeneratedLine):
-                self.tally.add_generated(line)
-            else:
-                self.tally.candidate_problems.append(line)
-            self._write(line)
+            self.write(line)
         if kept and path is not None and writing is not None:
             os.replace(writing, path)
 
-    def _write(self, line: Header | CaseLine | GeneratedLine | CandidateLine | Footer) -> None:
+    def write(self, line: Header | CaseLine | GeneratedLine | CandidateLine | Footer) -> None:
         if self._handle is not None:
             self._handle.write(dumps(line) + "\n")
             self._handle.flush()
-
-    def record(self, record: CaseLine) -> None:
-        self.tally.add(record)
-        self._write(record)
-
-    def candidate_problem(self, line: CandidateLine) -> None:
-        """The candidate failed to ``start`` or to ``stop``."""
-        self.tally.candidate_problems.append(line)
-        self._write(line)
-
-    def generated(self, line: GeneratedLine) -> None:
-        """A surface's generator finished: its findings are already recorded; this is its summary."""
-        self.tally.add_generated(line)
-        self._write(line)
-
-    def finish(self) -> Footer:
-        """The run finished: write its footer."""
-        self._footer = self.tally.footer()
-        self._write(self._footer)
-        return self._footer
-
-    @property
-    def footer(self) -> Footer:
-        """The footer written, or (for a run that did not finish) the one it would have had."""
-        return self._footer if self._footer is not None else self.tally.footer()
 
     def close(self) -> None:
         if self._handle is not None:

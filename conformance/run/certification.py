@@ -2,17 +2,20 @@
 
 ``conformance certify`` and the upgrade gate (``conformance gate``) are both
 this; the gate is a certification whose candidate is another harbor release.
-Everything the run opens (the oracle, the candidate, the report) is owned by
-one ``ExitStack``: however the run ends (finished, refused, interrupted), the
-candidate is stopped, its stop recorded, and the report closed; only a
-finished run gets a footer, so an interrupted one reads as unfinished and
-``--resume`` goes on from it.
+It is a front end of the engine (:mod:`conformance.run.engine`): it opens
+the oracle and the candidate, registers the report file and the watcher as
+handlers of the run's events, and feeds the engine the plan's cases and
+generators. Everything the run opens (the oracle, the candidate, the
+report) is owned by one ``ExitStack``: however the run ends (finished,
+refused, interrupted), the candidate is stopped, its stop recorded, and the
+report closed; only a finished run gets a footer, so an interrupted one
+reads as unfinished and ``--resume`` goes on from it.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,11 +29,12 @@ from conformance.connection.protocol import Implementation
 from conformance.connection.spec import Spec
 from conformance.errors import UsageError
 from conformance.report.model import CandidateLine, CaseLine, Footer, Party
-from conformance.report.writer import ReportWriter, Tally
-from conformance.run import generate as generation
+from conformance.report.writer import Tally
+from conformance.run.engine import Engine, Handler, ReportFile, Stream
+from conformance.run.events import CandidateFailed, ConnectionCounts, ExpectationsChecked, Outline, RunStarted
 from conformance.run.plan import DEFAULT_ORACLE, Options, Plan, load_corpus, make_plan
-from conformance.run.runner import Oracle, run_cases
-from conformance.run.watch import Outline, Watcher
+from conformance.run.runner import Oracle
+from conformance.run.watch import Watcher
 
 __all__ = ["DEFAULT_ORACLE", "Oracle", "Options", "Run", "UsageError", "certify", "connect_oracle", "execute",
            "load_corpus"]
@@ -50,9 +54,9 @@ class Run:
 
 
 def certify(options: Options, report: Path, log: Callable[[str], None] = lambda message: None,
-            watcher: Watcher | None = None, oracle: Oracle | None = None) -> Run:
+            watcher: Watcher | None = None, oracle: Oracle | None = None, handlers: Sequence[Handler] = ()) -> Run:
     """Plan the run, then carry it out; UsageError (exit 2) for a run that cannot start as asked."""
-    return execute(make_plan(options, report, log), log, watcher, oracle)
+    return execute(make_plan(options, report, log), log, watcher, oracle, handlers)
 
 
 def connect_oracle(spec: Spec | None, log: Callable[[str], None] = lambda message: None, *,
@@ -80,18 +84,19 @@ def connect_oracle(spec: Spec | None, log: Callable[[str], None] = lambda messag
 
 
 def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watcher: Watcher | None = None,
-            oracle: Oracle | None = None) -> Run:
-    """Carry the plan out. ``oracle``: one already open, which the caller owns and may share between runs
-    (the plan's oracle spec is then only what the report's header says)."""
+            oracle: Oracle | None = None, handlers: Sequence[Handler] = ()) -> Run:
+    """Carry the plan out: the engine fed the plan's cases and generators, its events written to the report, then
+    shown to ``watcher``, then to each of ``handlers``. ``oracle``: one already open, which the caller owns and
+    may share between runs (the plan's oracle spec is then only what the report's header says)."""
     options = plan.options
-    watch = watcher or Watcher()
     database = None
     if options.example_database is not None:
         from conformance.run.examples import open_database  # imports Hypothesis
 
         database = open_database(options.example_database)
+    stream = Stream([ReportFile(plan.report), watcher or Watcher(), *handlers])
     with ExitStack() as stack:
-        stack.callback(watch.finished)
+        stack.callback(stream.finish, False)  # a run that did not finish: no footer (the watcher is told either way)
         if oracle is None:
             oracle = stack.enter_context(connect_oracle(options.oracle_spec, log, cache=options.oracle_cache,
                                                         processes=options.oracle_processes))
@@ -110,60 +115,39 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
         stack.enter_context(candidate)
         implementation = candidate.implementation
         plan = plan.within(implementation.scope if implementation is not None else None)
-        writer = stack.enter_context(ReportWriter(plan.report, plan.header(
-            oracle=Party(spec=oracle.spec, implementation=oracle.implementation),
-            candidate=Party(spec=options.candidate_spec.text, implementation=implementation),
-        ), plan.resumed.kept))
         finished = False
 
-        def finish() -> None:  # runs after the candidate is stopped, before the report is closed
-            writer.tally.batch_fallbacks = len(candidate.batch_fallbacks)
-            writer.tally.cached_answers = cached.answered_from_cache(oracle.connection) - from_cache_before
-            if finished:
-                writer.finish()
-
-        def stop_candidate() -> None:
+        def end() -> None:  # the candidate stopped (its failing to stop recorded), before the oracle is closed
             if (problem := candidate.close()) is not None:
-                writer.candidate_problem(CandidateLine(stage="stop", outcome=problem.kind, detail=problem.detail,
-                                                       protocol_error=problem.error))
+                stream.emit(CandidateFailed(CandidateLine(stage="stop", outcome=problem.kind, detail=problem.detail,
+                                                          protocol_error=problem.error)))
+            stream.emit(ConnectionCounts(
+                batch_fallbacks=len(candidate.batch_fallbacks),
+                cached_answers=cached.answered_from_cache(oracle.connection) - from_cache_before))
+            stream.finish(finished)
 
-        stack.callback(finish)
-        stack.callback(stop_candidate)
-        records = [line for line in plan.resumed.kept if isinstance(line, CaseLine)]
-        if start_problem is not None:
-            writer.candidate_problem(start_problem)
-
-        def keep(record: CaseLine) -> None:
-            if plan.expectations is not None:
-                record = plan.expectations.apply(record)
-            writer.record(record)
-            records.append(record)
-            watch.case(record)
-
+        stack.callback(end)
+        header = plan.header(oracle=Party(spec=oracle.spec, implementation=oracle.implementation),
+                             candidate=Party(spec=options.candidate_spec.text, implementation=implementation))
         to_run = plan.to_run
-        watch.started(Outline(cases=Counter(i.case.surface for i in to_run),
-                              generators=tuple(n for n in plan.generators if n not in plan.resumed.generated),
-                              budgets={name: plan.budget_for(name) for name in plan.generators},
-                              profile=plan.profile.name))
-        for record in run_cases(to_run, candidate, oracle, plan.nan_policy):
-            keep(record)
+        stream.emit(RunStarted(header, Outline(
+            cases=Counter(i.case.surface for i in to_run),
+            generators=tuple(n for n in plan.generators if n not in plan.resumed.generated),
+            budgets={name: plan.budget_for(name) for name in plan.generators},
+            profile=plan.profile.name), tuple(plan.resumed.kept)))
+        if start_problem is not None:
+            stream.emit(CandidateFailed(start_problem))
+        engine = Engine(candidate, oracle, stream, policy=plan.nan_policy, expectations=plan.expectations,
+                        database=database)
+        records = [line for line in plan.resumed.kept if isinstance(line, CaseLine)]
+        records += engine.cases(to_run)
         for name in plan.generators:
-            if name in plan.resumed.generated:
-                continue
-            if candidate.broken:
-                result = generation.GenerationResult(name, plan.profile.name, plan.seed, plan.budget_for(name),
-                                                     error=f"not run: {candidate.broken}")
-            else:
-                watch.generating(name, plan.budget_for(name))
-                result = generation.generate(name, candidate, oracle, profile=plan.profile, seed=plan.seed,
-                                             max_examples=plan.budget_for(name), policy=plan.nan_policy,
-                                             on_input=watch.generated_input,
-                                             first_only=options.first_finding, database=database)
-            for record in result.findings:
-                keep(record)
-            writer.generated(result.line())
-            watch.generated(result.line())
+            if name not in plan.resumed.generated:
+                findings, _ = engine.generate(name, profile=plan.profile, seed=plan.seed, budget=plan.budget_for(name),
+                                              first_only=options.first_finding)
+                records += findings
         if plan.expectations is not None:
-            writer.tally.stale_expectations = plan.expectations.stale(plan.in_scope())
+            stream.emit(ExpectationsChecked(tuple(plan.expectations.stale(plan.in_scope()))))
         finished = True
-    return Run(writer.footer, records, writer.tally, implementation, oracle.spec)
+    assert stream.footer is not None  # a run that gets here finished
+    return Run(stream.footer, records, stream.tally, implementation, oracle.spec)

@@ -187,24 +187,22 @@ class Expectations:
         return cls(path, {e.id: e for e in load(path).divergences})
 
     def apply(self, record: CaseLine) -> CaseLine:
+        """The record as the file has it: a new line where an entry names it (the record itself otherwise)."""
         entry = self.entries.get(record.id)
         if entry is None:
             return record
         self.seen.add(record.id)
         got = record.signature
         if got is None:
-            record.outcome = Outcome.XPASS
-            record.detail = (f"listed in {self.path.name} as a known divergence ({describe(entry.signature)}: "
-                             f"{entry.reason}), but conforms: the entry is out of date")
-        elif got == entry.signature:
-            record.outcome = Outcome.XFAIL
-            record.expected_divergence = ExpectedDivergence(outcome=entry.outcome, classes=entry.signature.classes,
-                                                            reason=entry.reason, link=entry.link)
-        else:
-            note = (f"known divergence in {self.path.name} is {describe(entry.signature)}, "
-                    f"this one is {describe(got)}")
-            record.detail = f"{note}\n{record.detail}" if record.detail else note
-        return record
+            return record.amended(
+                outcome=Outcome.XPASS,
+                detail=(f"listed in {self.path.name} as a known divergence ({describe(entry.signature)}: "
+                        f"{entry.reason}), but conforms: the entry is out of date"))
+        if got == entry.signature:
+            return record.amended(outcome=Outcome.XFAIL, expected_divergence=ExpectedDivergence(
+                outcome=entry.outcome, classes=entry.signature.classes, reason=entry.reason, link=entry.link))
+        note = f"known divergence in {self.path.name} is {describe(entry.signature)}, this one is {describe(got)}"
+        return record.amended(detail=f"{note}\n{record.detail}" if record.detail else note)
 
     def stale(self, in_scope: Callable[[str], bool]) -> list[str]:
         """Entries within the run's scope that named no case of it."""

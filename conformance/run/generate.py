@@ -315,8 +315,7 @@ def _replayed(
 
 def _as_finding(record: CaseLine, surface_name: str, value: Any) -> CaseLine:
     """A divergence gets an id and keeps its input (the id hashes the input)."""
-    record.id, record.origin, record.input = finding_id(surface_name, value), "generated", wire.encode(value)
-    return record
+    return record.amended(id=finding_id(surface_name, value), origin="generated", input=wire.encode(value))
 
 
 def _simplified(

@@ -254,7 +254,8 @@ class _Chunk:
         self.surface = surfaces.get(inputs[0].surface)
         self.policy = policy or self.surface.policy
         self.started = time.perf_counter()
-        self.records = [CaseLine(id=item.id, surface=item.surface, outcome=Outcome.PASS) for item in inputs]
+        # An outcome decided before any reply (the candidate broken, no oracle result): the rest is compared.
+        self.decided: list[tuple[Outcome, str] | None] = [None] * len(inputs)
         with wire.gc_paused:  # see gc_paused: a batch's inputs are many containers made at once
             self.encoded = [wire.encode(item.value) for item in inputs]
         self.batchable = self.surface.batchable(inputs[0].value)  # else each input is a request of its own
@@ -267,21 +268,18 @@ class _Chunk:
         """Send the inputs to the oracle (on its lane) and to the candidate (on its lane, or here); without
         ``own`` lanes, one after the other, here."""
         if candidate.broken:  # recorded, not run: the oracle's answer would compare with nothing
-            for record in self.records:
-                record.outcome, record.detail = Outcome.BROKEN, f"not run: {candidate.broken}"
+            self.decided = [(Outcome.BROKEN, f"not run: {candidate.broken}")] * len(self.inputs)
             return
         surface = self.surface
         try:
             live = oracle.for_surface(surface)
         except ConnectError as e:  # a surface's own oracle that cannot start is these inputs' error, not the run's end
             self.expected = [None] * len(self.inputs)
-            for record in self.records:
-                record.outcome, record.detail = Outcome.ERROR, f"oracle of {surface.name} ({surface.oracle}): {e}"
+            self.decided = [(Outcome.ERROR, f"oracle of {surface.name} ({surface.oracle}): {e}")] * len(self.inputs)
             return
         if live is None:
-            for record, result in zip(self.records, self.expected, strict=True):
-                if result is None:
-                    record.outcome, record.detail = Outcome.SKIP, "no recorded oracle result and no live oracle"
+            self.decided = [(Outcome.SKIP, "no recorded oracle result and no live oracle") if result is None else None
+                            for result in self.expected]
             self.asked = [i for i, result in enumerate(self.expected) if result is not None]
         else:
             # Both at once: the candidate is asked every input, the oracle's failures found afterwards.
@@ -311,38 +309,43 @@ class _Chunk:
                 _wait(future)
 
     def records_made(self) -> list[CaseLine]:
-        """The oracle's results, the candidate's compared with them: the records, in the inputs' order."""
-        surface, records = self.surface, self.records
+        """The oracle's results, the candidate's compared with them: the records, in the inputs' order, each made
+        once, whole."""
+        surface, decided = self.surface, self.decided
+        found: list[dict[str, Any]] = [{} for _ in self.inputs]  # each record's fields, as the replies give them
         with wire.gc_paused:
             if self.oracle_replies is not None:
                 for i, reply in enumerate(_wait(self.oracle_replies).result()):
                     result = reply.result(surface)
                     if result is None:
-                        records[i].outcome, records[i].detail = Outcome.ERROR, f"oracle {reply.kind}: {reply.detail}"
+                        decided[i] = Outcome.ERROR, f"oracle {reply.kind}: {reply.detail}"
                     elif (recorded := self.inputs[i].recorded) is None:
-                        records[i].recording = "missing"
+                        found[i]["recording"] = "missing"
                     else:
-                        records[i].recording_mismatches = compare(recorded, result, self.policy, surface.unordered)
-                        records[i].recording = "stale" if records[i].recording_mismatches else "agrees"
+                        stale = compare(recorded, result, self.policy, surface.unordered)
+                        found[i].update(recording_mismatches=stale, recording="stale" if stale else "agrees")
                     self.expected[i] = result
             answers = _wait(self.candidate_replies).result() if self.candidate_replies is not None else []
             for i, reply in zip(self.asked, answers, strict=True):
-                record = records[i]
                 known = self.expected[i]
-                if known is None or record.outcome is not Outcome.PASS:
+                if known is None or decided[i] is not None:
                     continue  # the oracle has no result: that is the record, whatever the candidate said
-                record.oracle = result_line(known)
+                fields = found[i]
+                fields["oracle"] = result_line(known)
                 actual = reply.result(surface)
                 if actual is None:
-                    record.outcome = outcome_of(reply.kind)
-                    record.detail, record.protocol_error = reply.detail, reply.error
+                    fields.update(outcome=outcome_of(reply.kind), detail=reply.detail, protocol_error=reply.error)
                 else:
-                    record.candidate = result_line(actual)
-                    record.mismatches = compare(known, actual, self.policy, surface.unordered)
-                    record.outcome = Outcome.FAIL if record.mismatches else Outcome.PASS
+                    mismatches = compare(known, actual, self.policy, surface.unordered)
+                    fields.update(candidate=result_line(actual), mismatches=mismatches,
+                                  outcome=Outcome.FAIL if mismatches else Outcome.PASS)
             each = (time.perf_counter() - self.started) / len(self.inputs)
-            for record, value in zip(records, self.encoded, strict=True):
-                record.seconds = each
-                if record.outcome is not Outcome.PASS:
-                    record.input = value  # whoever reads the report sees what went in, without the corpus at hand
+            records = []
+            for item, value, fields, early in zip(self.inputs, self.encoded, found, decided, strict=True):
+                if early is not None:
+                    fields["outcome"], fields["detail"] = early
+                outcome = fields.setdefault("outcome", Outcome.PASS)
+                if outcome is not Outcome.PASS:
+                    fields["input"] = value  # whoever reads the report sees what went in, without the corpus at hand
+                records.append(CaseLine(id=item.id, surface=item.surface, seconds=each, **fields))
         return records

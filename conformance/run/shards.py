@@ -157,16 +157,19 @@ class MergedGenerators:
         return True
 
     def generator(self, line: GeneratedLine) -> None:
-        merged = self.generated.setdefault(line.surface, line.model_copy(
-            update={"inputs_run": 0, "max_examples": 0, "divergences": [], "error": None, "skipped": 0}))
-        merged.inputs_run += line.inputs_run
-        merged.max_examples += line.max_examples
-        merged.skipped += line.skipped
-        merged.skip_reason = merged.skip_reason or line.skip_reason
+        before = self.generated.get(line.surface)
         self.seeds.setdefault(line.surface, []).extend(line.seed if isinstance(line.seed, list) else [line.seed])
-        merged.divergences += [i for i in line.divergences if i not in merged.divergences]
-        if line.error:
-            merged.error = "; ".join(filter(None, [merged.error, line.error]))
+        if before is None:
+            self.generated[line.surface] = line
+            return
+        self.generated[line.surface] = before.model_copy(update={
+            "inputs_run": before.inputs_run + line.inputs_run,
+            "max_examples": before.max_examples + line.max_examples,
+            "skipped": before.skipped + line.skipped,
+            "skip_reason": before.skip_reason or line.skip_reason,
+            "divergences": [*before.divergences, *(i for i in line.divergences if i not in before.divergences)],
+            "error": "; ".join(filter(None, [before.error, line.error])) or None,
+        })
 
     def of(self, surface: str) -> list[CaseLine]:
         return [record for record in self.findings.values() if record.surface == surface]
@@ -191,7 +194,7 @@ def _merged(parts: list[tuple[str, Report, tuple[Header, ShardInfo]]], count: in
             merged.generator(line)
         for problem in report.candidate_problems:
             lines.append(problem)
-            tally.candidate_problems.append(problem)
+            tally.add_candidate_problem(problem)
     for entry in lines:
         if isinstance(entry, CaseLine):
             tally.add(entry)
@@ -201,8 +204,9 @@ def _merged(parts: list[tuple[str, Report, tuple[Header, ShardInfo]]], count: in
         for record in surface_findings:
             tally.add(record)
         tally.add_generated(line)
-    tally.stale_expectations = _stale([report for _, report, _ in parts])
-    tally.cached_answers = sum(report.footer.cached_answers for _, report, _ in parts if report.footer is not None)
+    tally.add_stale_expectations(_stale([report for _, report, _ in parts]))
+    tally.add_counts(cached_answers=sum(report.footer.cached_answers for _, report, _ in parts
+                                        if report.footer is not None))
     first = parts[0][2][0]
     generation = first.generation
     if generation is not None:

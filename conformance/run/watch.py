@@ -1,30 +1,48 @@
 """What a run tells whoever watches it, as it happens: a progress display, a log, a test.
 
-A certification calls these in order: ``started`` once, ``case`` for each
+A watcher is a handler of the run's events (:mod:`conformance.run.events`),
+told them as these calls, in order: ``started`` once, ``case`` for each
 record as it is kept (a generated divergence included), ``generating`` and
 ``generated_input`` while a surface's generator runs, ``generated`` when it
-ends. The base class ignores them all, so a watcher overrides what it shows.
+ends, ``finished`` once, however the run ended. The base class ignores them
+all, so a watcher overrides what it shows.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
-
 from conformance.report.model import CaseLine, GeneratedLine
+from conformance.run.events import (
+    CaseFinished,
+    Event,
+    FindingFound,
+    GenerationStarted,
+    InputGenerated,
+    Outline,
+    RunFinished,
+    RunStarted,
+    SurfaceFinished,
+)
 
-
-@dataclass(frozen=True)
-class Outline:
-    """What a run is about to do."""
-
-    cases: Counter[str]  # cases still to run, by surface (a resumed run's finished ones left out)
-    generators: tuple[str, ...]  # surfaces whose generated inputs run after the cases
-    budgets: dict[str, int]  # generated inputs of each surface in generators, at most
-    profile: str
+__all__ = ["Outline", "Watcher"]
 
 
 class Watcher:
+    def handle(self, event: Event) -> None:
+        """One event of the run, told as the call below that shows it (the others are not shown)."""
+        match event:
+            case RunStarted(outline=outline):
+                self.started(outline)
+            case CaseFinished(line=line) | FindingFound(line=line):
+                self.case(line)
+            case GenerationStarted(surface=surface, budget=budget):
+                self.generating(surface, budget)
+            case InputGenerated(surface=surface):
+                self.generated_input(surface)
+            case SurfaceFinished(line=done):
+                self.generated(done)
+            case RunFinished():
+                self.finished()
+
     def started(self, outline: Outline) -> None:
         """Before the first case."""
 

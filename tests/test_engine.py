@@ -240,3 +240,33 @@ def test_an_engine_applies_the_expectations_once_and_emits_what_it_returns(tmp_p
     assert [line.model_copy(update={"seconds": 0}) for line in lines if line.id != failing.id] == [
         line.model_copy(update={"seconds": 0}) for line in plain if line.id != failing.id]
     assert not any(isinstance(e, ConnectionCounts) for e in recorder.events)  # the front end counts connections
+
+
+def test_a_candidate_started_again_is_an_event_and_the_progress_says_so(tmp_path):
+    """The chaos candidate crashes on its second request: the process is started again, and the run says so."""
+    import io
+    import json
+    import sys
+
+    from rich.console import Console
+
+    from conformance.cli.progress import LineProgress
+    from conformance.run.events import CandidateRestarted
+
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"runs": ["ok", "crash"]}))
+    chaos = REPO / "tests" / "chaos_candidate.py"
+    out = io.StringIO()
+    recorder = Recorder()
+    run = certification.certify(
+        Options(candidate=parse(f"exec:{sys.executable} {chaos} {plan}"), oracle="recorded", case_globs=SOME),
+        tmp_path / "r.jsonl", watcher=LineProgress(Console(file=out, width=200)), handlers=[recorder])
+    restarted = [event for event in recorder.events if isinstance(event, CandidateRestarted)]
+    assert restarted == [CandidateRestarted("reward.parse", 1)]
+    kinds = recorder.kinds()
+    # Said before the line of the input that first ran on the new process, after the crashed one's.
+    crashed = next(i for i, e in enumerate(recorder.events)
+                   if isinstance(e, CaseFinished) and e.line.outcome == "crash")
+    assert kinds.index("CandidateRestarted") == crashed + 1 and kinds[crashed + 2] == "CaseFinished"
+    assert "started again after it was lost on a reward.parse input (1 so far)" in out.getvalue()
+    assert run.footer.outcomes.get("crash") == 1

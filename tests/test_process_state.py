@@ -179,3 +179,22 @@ def test_the_pause_ends_on_an_error(collector_on):
     with pytest.raises(RuntimeError), wire.gc_paused:
         raise RuntimeError
     assert gc.isenabled()
+
+
+def test_the_shrinkers_repr_warning_is_filtered_for_the_process_not_swapped_per_round():
+    import ast
+    import warnings
+    from pathlib import Path
+
+    from hypothesis.errors import HypothesisWarning
+
+    from conformance.run import generate
+
+    generate.quiet_repr_warnings()
+    generate.quiet_repr_warnings()
+    assert sum(1 for f in warnings.filters if f[1] is not None and f[1].pattern == "Generating overly large repr") == 1
+    assert any(action == "ignore" and category is HypothesisWarning and message is not None
+               and message.match("Generating overly large repr") for action, message, category, *_ in warnings.filters)
+    # catch_warnings() saves and restores the process's filters: two threads' rounds would undo each other's.
+    tree = ast.parse(Path(generate.__file__).read_text(encoding="utf-8"))
+    assert not [node for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "catch_warnings"]

@@ -113,6 +113,9 @@ class LineProgress(_Problems):
         if time.monotonic() - self.last > self.heartbeat:
             self.say(f"... {surface}: {self.generated_inputs} generated input(s)")
 
+    def restarted(self, surface: str, restarts: int) -> None:
+        self.say(f"the candidate was started again after it was lost on a {surface} input ({restarts} so far)")
+
     def generated(self, line: GeneratedLine) -> None:
         error = f", generator error: {shortened(line.error, 200)}" if line.error else ""
         if line.skipped:

@@ -112,6 +112,10 @@ class Connection(Protocol):
         """How its last process ended; None while it runs, or for a connection without a process of its own."""
 
     @property
+    def restarts(self) -> int:
+        """How often its process was started again after it was lost (a crash, a hang, a protocol error)."""
+
+    @property
     def spec(self) -> Spec: ...
 
     @property
@@ -174,6 +178,10 @@ class BaseConnection(Closing):
     @property
     def exit_code(self) -> int | None:
         return None
+
+    @property
+    def restarts(self) -> int:
+        return 0
 
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
         raise NotImplementedError

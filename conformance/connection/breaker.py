@@ -55,6 +55,10 @@ class Breaker(BaseConnection):
         return self.connection.exit_code if self.connection is not None else None
 
     @property
+    def restarts(self) -> int:
+        return self.connection.restarts if self.connection is not None else 0
+
+    @property
     def implementation(self) -> Implementation | None:
         return self.connection.implementation if self.connection is not None else None
 

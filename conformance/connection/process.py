@@ -429,6 +429,7 @@ class Subprocess(BaseConnection):
         self.batch_fallbacks: list[str] = []  # why each failed batch was asked again one request at a time
         self._asking: int | None = None  # the thread under way with a request (a runner may ask from a lane)
         self._abandoned = False  # closing: no request is sent any more
+        self._restarts = 0
         try:
             self.implementation: Implementation = self._start()
         except BaseException:  # a refused start, or the harness interrupted during it: nothing is left behind
@@ -443,6 +444,10 @@ class Subprocess(BaseConnection):
     @property
     def exit_code(self) -> int | None:
         return self.last.popen.poll() if self.last is not None else None
+
+    @property
+    def restarts(self) -> int:
+        return self._restarts
 
     @property
     def _live(self) -> _Process:
@@ -527,6 +532,7 @@ class Subprocess(BaseConnection):
             return Reply(e.reply.kind, detail=f"could not restart: {e.reply.detail}", error=e.reply.error)
         except ConnectError as e:
             return Reply(ReplyKind.CRASH, detail=f"could not restart: {e}")
+        self._restarts += 1
         return None
 
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply:

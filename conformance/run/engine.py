@@ -32,6 +32,7 @@ from conformance.report.writer import ReportWriter, Tally
 from conformance.run import generate as generation
 from conformance.run.events import (
     CandidateFailed,
+    CandidateRestarted,
     CaseFinished,
     ConnectionCounts,
     Event,
@@ -165,6 +166,18 @@ class Engine:
         self.policy = policy
         self.expectations = expectations
         self.database = database
+        self._restarts = candidate.restarts
+
+    def _restarted(self, surface: str) -> None:
+        """Say that the candidate's process was started again since the last input, if it was."""
+        restarts = self.candidate.restarts
+        if restarts > self._restarts:
+            self._restarts = restarts
+            self.stream.emit(CandidateRestarted(surface, restarts))
+
+    def _input_done(self, surface: str) -> None:
+        self._restarted(surface)
+        self.stream.emit(InputGenerated(surface))
 
     def finished(self, record: CaseLine) -> CaseLine:
         """A record as the run keeps it: as the expectation file has it, if there is one."""
@@ -174,6 +187,7 @@ class Engine:
         """Each case's line, emitted as it is made, then yielded (in the cases' order)."""
         for record in run_cases(items, self.candidate, self.oracle, self.policy):
             line = self.finished(record)
+            self._restarted(line.surface)
             self.stream.emit(CaseFinished(line))
             yield line
 
@@ -187,7 +201,7 @@ class Engine:
             self.stream.emit(GenerationStarted(surface, budget))
             result = generation.generate(surface, self.candidate, self.oracle, profile=profile, seed=seed,
                                          max_examples=budget, policy=self.policy,
-                                         on_input=lambda name: self.stream.emit(InputGenerated(name)),
+                                         on_input=self._input_done,
                                          first_only=first_only, database=self.database)
         findings = [self.finished(record) for record in result.findings]
         for line in findings:

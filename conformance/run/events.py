@@ -12,6 +12,7 @@ totals follow from what happened and from nothing else.
     CaseFinished        a case's line, decided (an expectation file applied)
     GenerationStarted   a surface's generator starts
     InputGenerated      one generated input went through oracle and candidate (shrinking included)
+    CandidateRestarted  the candidate's process was lost and started again (handshake replayed) on that surface
     FindingFound        a generator's shrunk divergence, as a line (an expectation file applied)
     SurfaceFinished     a surface's generator ended (its ``generated`` line)
     ConnectionCounts    what the connections counted: batches asked again one by one, answers from the cache
@@ -69,6 +70,12 @@ class InputGenerated:
 
 
 @dataclass(frozen=True)
+class CandidateRestarted:
+    surface: str  # where it was lost: the input it crashed, hung or broke the protocol on
+    restarts: int  # how often it has been started again in this run, this one included
+
+
+@dataclass(frozen=True)
 class FindingFound:
     line: CaseLine
 
@@ -94,8 +101,8 @@ class RunFinished:
     footer: Footer | None  # None: cut short (an interrupt, -x), the report then reads as unfinished
 
 
-Event = (RunStarted | CandidateFailed | CaseFinished | GenerationStarted | InputGenerated | FindingFound
-         | SurfaceFinished | ConnectionCounts | ExpectationsChecked | RunFinished)
+Event = (RunStarted | CandidateFailed | CaseFinished | GenerationStarted | InputGenerated | CandidateRestarted
+         | FindingFound | SurfaceFinished | ConnectionCounts | ExpectationsChecked | RunFinished)
 
 
 def of_line(line: Kept) -> CaseFinished | FindingFound | SurfaceFinished | CandidateFailed:

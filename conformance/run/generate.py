@@ -145,7 +145,7 @@ def divergence_type(kind: tuple[str, ...]) -> type[Divergence]:
 # mining off, so the private function that does it is replaced, once per process, by one that finds nothing;
 # every Hypothesis run of the process then draws only Hypothesis's own constants. Written against Hypothesis
 # 6.131 to 6.155 (providers._get_local_constants, providers.Constants, providers.CONSTANTS_CACHE);
-# tests/test_generate_isolation.py fails when they change. A Hypothesis without the mining needs nothing.
+# tests/test_process_state.py fails when they change. A Hypothesis without the mining needs nothing.
 _LOCAL_CONSTANTS_LOCK = threading.Lock()
 _local_constants_off = False
 
@@ -168,6 +168,17 @@ def inputs_independent_of_imports() -> None:
             providers._get_local_constants = _no_local_constants
             providers.CONSTANTS_CACHE.cache.clear()  # constants of a run before: computed with the local ones
         _local_constants_off = True
+
+
+def quiet_repr_warnings() -> None:
+    """The shrinker describes a strategy it cannot re-encode a value for, at any length: not for the console.
+
+    The filter is added (idempotent: warnings keeps one copy) before each round and never taken away: a
+    warnings.catch_warnings() per round would save and restore the process's filters under another thread's feet.
+    """
+    from hypothesis.errors import HypothesisWarning
+
+    warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
@@ -372,7 +383,6 @@ def _round(
     """
     import hypothesis
     from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis.errors import HypothesisWarning
     from hypothesis.reporting import with_reporter
     from hypothesis.strategies import SearchStrategy
 
@@ -430,9 +440,8 @@ def _round(
     try:
         # findings go to the report, not to stdout
         inputs_independent_of_imports()
-        with with_reporter(lambda _message: None), warnings.catch_warnings():
-            # The shrinker describes a strategy it cannot re-encode a value for, at any length: not for the console.
-            warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
+        quiet_repr_warnings()
+        with with_reporter(lambda _message: None):
             test()
     except BaseException as error:  # noqa: B036 - Hypothesis raises groups; anything else is reported
         if isinstance(error, KeyboardInterrupt):

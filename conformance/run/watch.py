@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from conformance.report.model import CaseLine, GeneratedLine
 from conformance.run.events import (
+    CandidateRestarted,
     CaseFinished,
     Event,
     FindingFound,
@@ -38,6 +39,8 @@ class Watcher:
                 self.generating(surface, budget)
             case InputGenerated(surface=surface):
                 self.generated_input(surface)
+            case CandidateRestarted(surface=surface, restarts=restarts):
+                self.restarted(surface, restarts)
             case SurfaceFinished(line=done):
                 self.generated(done)
             case RunFinished():
@@ -54,6 +57,9 @@ class Watcher:
 
     def generated_input(self, surface: str) -> None:
         """One generated input went through oracle and candidate (shrinking included)."""
+
+    def restarted(self, surface: str, restarts: int) -> None:
+        """The candidate's process was lost on a ``surface`` input and started again (``restarts`` so far)."""
 
     def generated(self, line: GeneratedLine) -> None:
         """A surface's generator ended."""

@@ -4,6 +4,8 @@
       UsageError            the run cannot start as asked: a bad option, spec or report (exit
                             status 2); ``details`` lists the individual problems, each on a
                             line of its own
+        OptionError         a run option's value that cannot be used; ``option`` names it, as
+                            each front end spells it (``--NAME``, ``--conformance-NAME``)
         ConfigurationError  a usage error in a file or set-up the run reads: a case file,
                             an expectation file, the mutant catalogue, an oracle environment
       RunFailure            a run that started could not finish its work for a reason
@@ -41,6 +43,15 @@ class UsageError(HarnessError):
     """The run cannot start as asked (exit status 2); the message says why."""
 
     exit_code = 2
+
+
+class OptionError(UsageError):
+    """A run option's value that cannot be used (exit status 2): ``option`` is its name in
+    conformance.run.flags, which each front end prints as it spells the option."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 class ConfigurationError(UsageError):

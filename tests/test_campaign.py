@@ -28,6 +28,7 @@ from conformance.errors import UsageError
 from conformance.report import markdown
 from conformance.report.reader import read
 from conformance.run import generate
+from conformance.run.plan import Options
 from tests import wrong_candidates
 from tests.report_lines import footer_line, header_line
 
@@ -98,19 +99,20 @@ def test_what_is_no_duration(text):
 
 
 def _plan(**changes):
-    options = {"candidate": parse("reference"), "oracle": parse("harbor==0.13.1"), "budget": 60.0,
-               "report": Path("r.jsonl"), "example_database": "db", **changes}
-    return make_plan(**options)
+    given = {"candidate": parse("reference"), "oracle": parse("harbor==0.13.1"), "example_database": "db",
+             "profile": "explore", **changes}
+    campaign = {key: given.pop(key) for key in ("budget", "task_examples", "scheduler", "workers") if key in given}
+    return make_plan(Options(**given), budget=campaign.pop("budget", 60.0), report=Path("r.jsonl"), **campaign)
 
 
 def test_tasks_take_the_surfaces_in_turn_each_task_a_seed_of_its_own():
-    plan = _plan(surface_names=["pass_at_k", "reward.parse"], seed=7, task_examples=30)
+    plan = _plan(surfaces=["pass_at_k", "reward.parse"], seed=7, task_examples=30)
     first = [task for _, task in zip(range(6), plan.tasks(), strict=False)]
     one, other = [name for name in surfaces.SURFACES if name in ("pass_at_k", "reward.parse")]  # registry order
     assert [(t.surface, t.number) for t in first] == [
         (one, 0), (other, 0), (one, 1), (other, 1), (one, 2), (other, 2)]
     assert len({t.seed for t in first}) == 6 and {t.max_examples for t in first} == {30}
-    again = [task for _, task in zip(range(6), _plan(surface_names=["pass_at_k", "reward.parse"], seed=7,
+    again = [task for _, task in zip(range(6), _plan(surfaces=["pass_at_k", "reward.parse"], seed=7,
                                                           task_examples=30).tasks(), strict=False)]
     assert again == first  # the same base seed, the same tasks
     assert task_seed(8, "reward.parse", 0) != task_seed(7, "reward.parse", 0) != task_seed(7, "pass_at_k", 0)
@@ -128,7 +130,7 @@ def test_the_plan_defaults_explore_like_and_names_the_database_absolutely():
 @pytest.mark.parametrize(("changes", "said"), [
     ({"oracle": None}, "live oracle"),
     ({"profile": "nightly"}, "unknown profile"),
-    ({"surface_names": ["no.such"]}, "unknown surface"),
+    ({"surfaces": ["no.such"]}, "unknown surface"),
     ({"scheduler": "127.0.0.1:8786"}, "tcp://HOST"),
 ])
 def test_a_campaign_that_cannot_start_as_asked(changes, said):

@@ -3,6 +3,7 @@ plugin's say the same thing of each, and what they list comes from the registrie
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -97,6 +98,7 @@ class _Config:
     """What the plugin reads of a pytest config: options given on the command line, an empty ini file."""
 
     inipath = None
+    rootpath = Path(".")
 
     def __init__(self, **given: str) -> None:
         self.given = {f"{plugin_options.PREFIX}_{name}": value for name, value in given.items()}
@@ -108,14 +110,25 @@ class _Config:
         return ""
 
 
-def test_a_bound_is_the_same_on_the_command_line_and_in_the_plugin():
+def test_a_bound_is_the_same_on_the_command_line_the_run_options_and_the_plugin():
     from typer.testing import CliRunner
 
-    from conformance.errors import UsageError
+    from conformance.errors import OptionError
+    from conformance.run.plan import Options
 
     result = CliRunner().invoke(app, ["certify", "--oracle", "recorded", "--timeout", "0"])
     assert result.exit_code == 2 and "0 is not above 0" in result.output
-    with pytest.raises(UsageError, match="--conformance-timeout: expected a number above 0, got '0'"):
-        plugin_options._number(_Config(timeout="0"), "timeout", float, 1.0)  # type: ignore[arg-type]
-    with pytest.raises(UsageError, match="--conformance-broken-after: expected an integer at least 1, got '0'"):
-        plugin_options._number(_Config(broken_after="0"), "broken-after", int, 5)  # type: ignore[arg-type]
+    # The run options check every value once, whichever front end made them.
+    with pytest.raises(OptionError, match="expected a number above 0, got 0") as refused:
+        Options(timeout=0)
+    assert refused.value.option == "timeout"
+    with pytest.raises(OptionError, match="expected a number at least 1, got 0") as refused:
+        Options(broken_after=0)
+    assert refused.value.option == "broken-after"
+    # The plugin says it of its own option; a value that is no number is refused where it is read.
+    with pytest.raises(pytest.UsageError, match="--conformance-timeout: expected a number above 0, got 0.0"):
+        plugin_options.read(_Config(candidate="reference", timeout="0"))  # type: ignore[arg-type]
+    with pytest.raises(pytest.UsageError, match="--conformance-broken-after: expected an integer, got 'x'"):
+        plugin_options.read(_Config(candidate="reference", broken_after="x"))  # type: ignore[arg-type]
+    with pytest.raises(pytest.UsageError, match="--conformance-broken-after: expected a number at least 1, got 0"):
+        plugin_options.read(_Config(candidate="reference", broken_after="0"))  # type: ignore[arg-type]

@@ -21,8 +21,9 @@ from pathlib import Path
 from conformance.connection.base import DEFAULT_TIMEOUT
 from conformance.connection.spec import Spec
 from conformance.core import scope, surfaces
-from conformance.errors import UsageError
+from conformance.errors import OptionError, UsageError
 from conformance.run import generate as generation
+from conformance.run.plan import Options
 
 # Explore-like by default: fresh seeds, steered toward large ULP distances.
 DEFAULT_PROFILE = "explore"
@@ -110,32 +111,29 @@ class Plan:
         return dataclasses.replace(self, generators=generators)
 
 
-def make_plan(*, candidate: Spec, oracle: Spec | None, budget: float, report: Path, example_database: str,
-              surface_names: list[str] | None = None, profile: str = DEFAULT_PROFILE, seed: int | None = None,
-              task_examples: int = DEFAULT_TASK_EXAMPLES, workers: int | None = None, scheduler: str | None = None,
-              connect_timeout: float = DEFAULT_CONNECT_TIMEOUT, timeout: float = DEFAULT_TIMEOUT,
-              oracle_cache: bool = True) -> Plan:
-    """The campaign asked for; UsageError (exit 2) for one that cannot start as asked."""
+def make_plan(options: Options, *, budget: float, report: Path, task_examples: int = DEFAULT_TASK_EXAMPLES,
+              workers: int | None = None, scheduler: str | None = None,
+              connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> Plan:
+    """The campaign asked for: the run options (checked where they were made, as certify's are) and what only a
+    campaign takes; UsageError (exit 2) for one that cannot start as asked."""
+    oracle, example_database = options.oracle, options.example_database
     if oracle is None:
-        raise UsageError("a campaign generates inputs, which need a live oracle (not --oracle recorded)")
-    if profile not in generation.PROFILES:
-        raise UsageError(f"unknown profile {profile!r}; known: {', '.join(generation.PROFILES)}")
-    for name in surface_names or []:
-        if name not in surfaces.SURFACES:
-            raise UsageError(f"unknown surface {name!r}; known: {', '.join(sorted(surfaces.SURFACES))}")
-    generators = tuple(surfaces.with_generators(surface_names))
+        raise OptionError("oracle", "a campaign generates inputs, which need a live oracle (not --oracle recorded)")
+    if example_database is None:
+        raise OptionError("example-database", "a campaign saves its findings to an example database: name one")
+    generators = tuple(surfaces.with_generators(options.surfaces))
     if not generators:
         raise UsageError("none of the surfaces selected has a generator")
     if budget <= 0 or task_examples < 1 or connect_timeout <= 0 or (workers is not None and workers < 1):
         raise UsageError("the budget, --task-examples, --workers and --connect-timeout must be positive")
     if scheduler is not None and "://" not in scheduler:
         raise UsageError(f"--scheduler takes a scheduler's address such as tcp://HOST:8786, got {scheduler!r}")
-    chosen = generation.PROFILES[profile]
+    chosen, seed = options.profile_settings, options.seed
     if seed is None:
         seed = chosen.fixed_seed if chosen.fixed_seed is not None else generation.new_seed()
     # Workers open the database by this name: a directory is named absolutely (a cluster's workers need it
     # on a shared file system, at the same path).
     database = example_database if example_database.startswith("redis://") else str(
         Path(example_database).expanduser().resolve())
-    return Plan(Connections(candidate, oracle, timeout, database, oracle_cache), budget, generators, chosen, seed,
-                task_examples, report, workers, scheduler, connect_timeout)
+    return Plan(Connections(options.candidate, oracle, options.timeout, database, options.oracle_cache), budget,
+                generators, chosen, seed, task_examples, report, workers, scheduler, connect_timeout)

@@ -21,7 +21,7 @@ from conformance.cli.progress import LineProgress
 from conformance.connection.base import DEFAULT_TIMEOUT
 from conformance.connection.connectors import parse
 from conformance.report.problems import Problems
-from conformance.run.plan import DEFAULT_ORACLE, oracle_spec
+from conformance.run.plan import DEFAULT_ORACLE, Options, oracle_spec
 
 REFERENCE = parse("reference")
 
@@ -59,10 +59,10 @@ def campaign(
     spec = candidate
     path = report if report is not None else Path("reports") / f"{spec.report_id}.campaign.jsonl"
     database = example_database if example_database is not None else str(path.with_suffix(".examples"))
-    plan = make_plan(candidate=spec, oracle=oracle_spec(oracle), budget=seconds, report=path,
-                     example_database=database, surface_names=surface, profile=profile, seed=seed,
-                     task_examples=task_examples, workers=None if scheduler else workers, scheduler=scheduler,
-                     connect_timeout=connect_timeout, timeout=timeout, oracle_cache=not no_oracle_cache)
+    options = Options(candidate=spec, oracle=oracle_spec(oracle), surfaces=surface, profile=profile, seed=seed,
+                      timeout=timeout, example_database=database, oracle_cache=not no_oracle_cache)
+    plan = make_plan(options, budget=seconds, report=path, task_examples=task_examples,
+                     workers=None if scheduler else workers, scheduler=scheduler, connect_timeout=connect_timeout)
     try:
         run = engine.run(plan, log=log, on_finding=LineProgress(console).case)
     except KeyboardInterrupt:

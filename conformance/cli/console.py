@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from conformance.core.outcomes import Outcome
-from conformance.errors import HarnessError
+from conformance.errors import HarnessError, OptionError
 from conformance.report.markdown import shown_outcomes
 from conformance.report.model import CaseLine, result_text
 from conformance.report.problems import Problems
@@ -67,7 +67,8 @@ def print_error(error: HarnessError) -> None:
     problem), each on a line, then ``error: MESSAGE``."""
     for line in error.details:
         console.print(line, markup=False, highlight=False)
-    console.print(f"[red]error:[/red] {escape(str(error))}", markup=True, highlight=False)
+    text = f"--{error.option}: {error}" if isinstance(error, OptionError) else str(error)
+    console.print(f"[red]error:[/red] {escape(text)}", markup=True, highlight=False)
 
 
 def outcome_table(tally: Tally, title: str) -> Table:

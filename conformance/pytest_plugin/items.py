@@ -111,7 +111,7 @@ class SurfaceFolder(pytest.Directory):
         ihook = self.ihook
         # As pytest.Dir collects (it is final): entries sorted by name, ignored paths left out.
         selection = _selection(self)
-        if suite.settings.cases:
+        if not suite.settings.run.no_cases:
             for entry in sorted(os.scandir(self.path), key=lambda e: e.name):
                 path = Path(entry.path)
                 if selection is not None and not any(named.is_relative_to(path) for named, _ in selection):
@@ -128,7 +128,7 @@ class SurfaceFolder(pytest.Directory):
                             and ihook.pytest_ignore_collect(collection_path=path, config=self.config)):
                         continue
                     yield from ihook.pytest_collect_file(file_path=path, parent=self)
-        if suite.settings.generate and self.path.name in suite.generators:
+        if not suite.settings.run.no_generate and self.path.name in suite.generators:
             yield GeneratedItem.from_parent(self, name=GENERATED, surface=self.path.name)
 
 
@@ -227,7 +227,7 @@ class GeneratedItem(_ConformanceItem):
         self.lines = []
         self.mark(surface, [], [f"{surface}::{GENERATED}"])
         self.add_marker(self.config.stash[SUITE].markers.generated())
-        if self.config.stash[SUITE].settings.oracle is None:
+        if self.config.stash[SUITE].settings.run.oracle is None:
             self.add_marker(pytest.mark.skip(reason="generated inputs need a live oracle, not --conformance-oracle "
                                                     "recorded"))
 
@@ -244,8 +244,9 @@ class GeneratedItem(_ConformanceItem):
         self.lines = []
         with suite.stream.listening(self):
             findings, summary = suite.engine(generating=True).generate(
-                self.surface, profile=settings.profile, seed=suite.seed,
-                budget=generate.surface_budget(settings.profile, self.surface, settings.max_examples))
+                self.surface, profile=settings.run.profile_settings, seed=suite.seed,
+                budget=generate.surface_budget(settings.run.profile_settings, self.surface,
+                                               settings.run.max_examples))
         problems = []
         if summary.error:
             problems.append(f"the generator failed: {summary.error}")

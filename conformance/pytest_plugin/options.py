@@ -10,11 +10,9 @@ before any item runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -22,9 +20,7 @@ from conformance import ORACLE_RELEASE
 from conformance.run.flags import FLAGS, Flag
 
 if TYPE_CHECKING:
-    from conformance.connection.spec import Spec
-    from conformance.core.compare import NanPolicy
-    from conformance.run.generate import Profile
+    from conformance.run.plan import Options
 
 PREFIX = "conformance"
 DEFAULT_PROFILE = "ci"  # a fixed seed and budget: a test suite's run repeats
@@ -124,32 +120,21 @@ def given(config: pytest.Config, name: str) -> str | bool | None:
 
 @dataclass(frozen=True)
 class Settings:
-    """What was asked for, checked."""
+    """What was asked for, checked: the run options (checked where they are made, as certify's are) and where the
+    plugin writes its report."""
 
-    candidate: Spec
-    oracle: Spec | None  # None: the cases' recorded results
-    timeout: float
-    timeout_multiplier: float
-    broken_after: int
-    validate_protocol: bool
-    nan_policy: NanPolicy | None
-    expectations: Path | None
+    run: Options
     report: Path | None
-    profile: Profile
-    seed: int | None  # None: the profile's, or a fresh one
-    max_examples: int | None  # None: the profile's budget, scaled by each surface
-    example_database: str | None  # None: none
-    cases: bool
-    generate: bool
-    oracle_cache: bool = True  # the oracle's answers from the answer cache where it has them
 
 
 def read(config: pytest.Config) -> Settings:
     """The settings; pytest.UsageError naming the option for a value that cannot be used."""
-    from conformance.errors import HarnessError
+    from conformance.errors import HarnessError, OptionError
 
     try:
         return _read(config)
+    except OptionError as e:
+        raise pytest.UsageError("\n".join([f"{_BY_NAME[e.option].flag}: {e}", *e.details])) from None
     except HarnessError as e:
         raise pytest.UsageError("\n".join([str(e), *e.details])) from None
 
@@ -163,86 +148,46 @@ def _flag(config: pytest.Config, name: str) -> bool:
     return bool(given(config, name))
 
 
-def _number(config: pytest.Config, name: str, kind: type[int] | type[float], default: float) -> float:
-    """The number given, within the bounds the option declares; UsageError naming the option otherwise."""
-    from conformance.errors import UsageError
+def _number(config: pytest.Config, name: str, kind: type[int] | type[float]) -> Any:
+    """The number given (its bounds are the run options' to check), None if none; OptionError if no number."""
+    from conformance.errors import OptionError
 
     text = _text(config, name)
     if text is None:
-        return default
+        return None
     try:
-        value = kind(text)
-    except ValueError:  # the text is no number: said below with the bounds, where it was given
-        value = None
-    declared = _BY_NAME[name].declared
-    minimum, above = declared.minimum if declared.minimum is not None else float("-inf"), declared.above
-    if value is None or value < minimum or (above and value == minimum):
-        bound = f"above {minimum:g}" if above else f"at least {minimum:g}"
-        raise UsageError(f"{_BY_NAME[name].flag}: expected {'an integer' if kind is int else 'a number'} {bound}, "
-                         f"got {text!r}")
-    return value
-
-
-@contextmanager
-def _named(name: str) -> Iterator[None]:
-    """A usage error, said of the option it comes from."""
-    from conformance.errors import UsageError
-
-    try:
-        yield
-    except UsageError as e:
-        raise e.within(_BY_NAME[name].flag) from None
+        return kind(text)
+    except ValueError:
+        raise OptionError(name, f"expected {'an integer' if kind is int else 'a number'}, got {text!r}") from None
 
 
 def _read(config: pytest.Config) -> Settings:
-    from conformance.connection.base import DEFAULT_TIMEOUT
-    from conformance.connection.breaker import DEFAULT_LIMIT
     from conformance.connection.connectors import parse
-    from conformance.core.compare import POLICIES
-    from conformance.core.registry import RegistryError
-    from conformance.errors import UsageError
-    from conformance.run import generate
-    from conformance.run.plan import DEFAULT_ORACLE, oracle_spec
+    from conformance.run.plan import DEFAULT_ORACLE, Options, option_error, oracle_spec
 
     text = candidate_text(config)
     assert text is not None  # read only when the plugin is on
-    with _named("candidate"):
-        candidate = parse(text)
-    with _named("oracle"):
-        oracle = oracle_spec(_text(config, "oracle") or DEFAULT_ORACLE)
-    profile_name = _text(config, "profile") or DEFAULT_PROFILE
-    if profile_name not in generate.PROFILES:
-        raise UsageError(f"--conformance-profile: unknown profile {profile_name!r}; known: "
-                         f"{', '.join(generate.PROFILES)}")
-    profile = generate.PROFILES[profile_name]
-    policy_name = _text(config, "nan-policy")
-    try:
-        nan_policy = POLICIES.get(policy_name) if policy_name else None
-    except RegistryError as e:
-        raise UsageError(f"--conformance-nan-policy: {e}") from None
-    cases, generating = not _flag(config, "no-cases"), not _flag(config, "no-generate")
-    if not cases and not generating:
-        raise UsageError("--conformance-no-cases and --conformance-no-generate together leave nothing to run")
-    seed = _text(config, "seed")
+    numbers = {"timeout": float, "timeout-multiplier": float, "broken-after": int, "seed": int, "max-examples": int}
+    given_numbers = {name.replace("-", "_"): value for name, kind in numbers.items()
+                     if (value := _number(config, name, kind)) is not None}
     database = _text(config, "example-database")
     expectations, report = _text(config, "expectations"), _text(config, "report")
-    return Settings(
+    with option_error("candidate"):
+        candidate = parse(text)
+    with option_error("oracle"):
+        oracle = oracle_spec(_text(config, "oracle") or DEFAULT_ORACLE)
+    run = Options(
         candidate=candidate,
         oracle=oracle,
-        timeout=_number(config, "timeout", float, DEFAULT_TIMEOUT),
-        timeout_multiplier=_number(config, "timeout-multiplier", float, 1.0),
-        broken_after=int(_number(config, "broken-after", int, DEFAULT_LIMIT)),
+        profile=_text(config, "profile") or DEFAULT_PROFILE,
+        nan_policy=_text(config, "nan-policy"),
         validate_protocol=_flag(config, "validate-protocol"),
-        nan_policy=nan_policy,
         expectations=Path(expectations) if expectations else None,
-        report=Path(report) if report else None,
-        profile=profile,
-        seed=int(_number(config, "seed", int, 0)) if seed is not None else None,
-        max_examples=(int(_number(config, "max-examples", int, 0)) if _text(config, "max-examples") is not None
-                      else None),
         example_database=(None if database == NO_DATABASE
                           else database or str(config.rootpath / ".hypothesis" / "examples")),
-        cases=cases,
-        generate=generating,
+        no_cases=_flag(config, "no-cases"),
+        no_generate=_flag(config, "no-generate"),
         oracle_cache=not _flag(config, "no-oracle-cache"),
+        **given_numbers,
     )
+    return Settings(run, Path(report) if report else None)

@@ -121,18 +121,19 @@ class Ledger:
         folders = [folder for found in self.folders.values() for folder in found]
         oracle, candidate = parties
         header = new_header(
-            oracle=oracle, candidate=candidate, nan_policy=policy_name(settings.nan_policy),
+            oracle=oracle, candidate=candidate, nan_policy=policy_name(settings.run.policy),
             surfaces=sorted(surfaces),
             cases_root=os.path.commonpath([f.parent for f in folders]) if folders else str(self.rootpath),
             argv=argv,
-            generation=describe(settings.profile, seed, settings.max_examples) if generated else None,
-            expectations=str(settings.expectations) if settings.expectations else None,
+            generation=(describe(settings.run.profile_settings, seed, settings.run.max_examples) if generated
+                        else None),
+            expectations=str(settings.run.expectations) if settings.run.expectations else None,
         )
         # The lines gathered, replayed as the engine's events into the report file: its tally makes the footer.
         stream = Stream([ReportFile(settings.report)])
         stream.emit(RunStarted(header, Outline(
             cases=Counter(line.surface for line in self._records() if not line.generated),
-            generators=tuple(sorted(generated)), budgets={}, profile=settings.profile.name)))
+            generators=tuple(sorted(generated)), budgets={}, profile=settings.run.profile)))
         for line in self.lines:
             stream.emit(of_line(line))
         stream.emit(ConnectionCounts(batch_fallbacks=self.batch_fallbacks, cached_answers=self.cached_answers))

@@ -70,11 +70,12 @@ class Conformance:
 
         suite = cls(config, options.read(config))
         try:
-            if suite.settings.expectations is not None:
-                suite.expectations = Expectations.from_file(suite.settings.expectations)
+            if suite.settings.run.expectations is not None:
+                suite.expectations = Expectations.from_file(suite.settings.run.expectations)
         except HarnessError as e:
             raise _usage(e, "--conformance-expectations") from None
-        if suite.settings.generate and suite.settings.oracle is not None:  # where used only: Hypothesis is slow
+        run = suite.settings.run
+        if not run.no_generate and run.oracle is not None:  # where used only: Hypothesis is slow
             try:
                 suite.database()
             except HarnessError as e:
@@ -101,9 +102,9 @@ class Conformance:
         if self.worker:
             seed: int = self.config.workerinput[SEED]  # type: ignore[attr-defined]
             return seed
-        if self.settings.seed is not None:
-            return self.settings.seed
-        fixed = self.settings.profile.fixed_seed
+        if self.settings.run.seed is not None:
+            return self.settings.run.seed
+        fixed = self.settings.run.profile_settings.fixed_seed
         return fixed if fixed is not None else new_seed()
 
     def _start_once(self) -> None:
@@ -115,7 +116,7 @@ class Conformance:
         from conformance.run.certification import connect_oracle
 
         try:
-            oracle = connect_oracle(self.settings.oracle, cache=self.settings.oracle_cache)
+            oracle = connect_oracle(self.settings.run.oracle, cache=self.settings.run.oracle_cache)
         except UsageError as e:
             raise _usage(e, "--conformance-oracle") from None
         try:
@@ -125,7 +126,7 @@ class Conformance:
             raise _usage(e, "--conformance-candidate") from None
         self._oracle, self._candidate = oracle, candidate
         self.parties = (Party(spec=oracle.spec, implementation=oracle.implementation),
-                        Party(spec=self.settings.candidate.text, implementation=candidate.implementation))
+                        Party(spec=self.settings.run.candidate.text, implementation=candidate.implementation))
         if self.config.pluginmanager.hasplugin("dsession"):  # a controller: its workers start their own
             self.close()
 
@@ -133,7 +134,7 @@ class Conformance:
         from conformance.connection.breaker import Breaker
         from conformance.connection.connectors import connect
 
-        s = self.settings
+        s = self.settings.run
         return Breaker(connect(s.candidate, timeout=s.timeout, timeout_multiplier=s.timeout_multiplier,
                                validate=s.validate_protocol), s.broken_after)
 
@@ -150,7 +151,8 @@ class Conformance:
             try:
                 self._candidate = self._connect()
             except StartFailure as e:
-                self._candidate = Breaker.never_started(self.settings.candidate, f"{e.reply.kind}: {e.reply.detail}")
+                self._candidate = Breaker.never_started(self.settings.run.candidate,
+                                                        f"{e.reply.kind}: {e.reply.detail}")
                 self.candidate_lines.append(CandidateLine(stage="start", outcome=e.reply.kind,
                                                           detail=e.reply.detail, protocol_error=e.reply.error))
         return self._candidate
@@ -159,14 +161,14 @@ class Conformance:
         from conformance.run.certification import connect_oracle
 
         if self._oracle is None:
-            self._oracle = connect_oracle(self.settings.oracle, cache=self.settings.oracle_cache)
+            self._oracle = connect_oracle(self.settings.run.oracle, cache=self.settings.run.oracle_cache)
         return self._oracle
 
     def database(self) -> ExampleDatabase | None:
-        if self._database is None and self.settings.example_database is not None:
+        if self._database is None and self.settings.run.example_database is not None:
             from conformance.run.examples import open_database  # imports Hypothesis
 
-            self._database = open_database(self.settings.example_database)
+            self._database = open_database(self.settings.run.example_database)
         return self._database
 
     def engine(self, *, generating: bool = False) -> Engine:
@@ -174,7 +176,7 @@ class Conformance:
         applied to every line it makes; its events go to this process's stream, where a running item listens."""
         from conformance.run.engine import Engine
 
-        return Engine(self.candidate(), self.oracle(), self.stream, policy=self.settings.nan_policy,
+        return Engine(self.candidate(), self.oracle(), self.stream, policy=self.settings.run.policy,
                       expectations=self.expectations, database=self.database() if generating else None)
 
     def close(self) -> None:

@@ -42,6 +42,12 @@ class Flag:
     def dest(self) -> str:
         return self.name.replace("-", "_")
 
+    def out_of_bounds(self, value: float) -> str | None:
+        """Why a number given for this option cannot be used (None: it can)."""
+        if self.minimum is None or (value > self.minimum or (value == self.minimum and not self.above)):
+            return None
+        return f"expected a number {'above' if self.above else 'at least'} {self.minimum:g}, got {value!r}"
+
 
 FLAGS = {flag.name: flag for flag in (
     Flag("candidate", f"The candidate: {CANDIDATE_KINDS} (an entry point in the harbor_conformance.candidates "

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,13 +24,13 @@ from conformance.connection.connectors import parse
 from conformance.connection.spec import Spec
 from conformance.core import scope, surfaces
 from conformance.core.compare import POLICIES, NanPolicy
-from conformance.core.registry import RegistryError
 from conformance.corpus import cases as case_corpus
-from conformance.errors import UsageError
+from conformance.errors import OptionError, UsageError
 from conformance.report.model import CaseLine, Header, Party, ShardInfo
 from conformance.report.writer import new_header
 from conformance.run import generate as generation
 from conformance.run.expectations import ExpectationError, Expectations
+from conformance.run.flags import FLAGS
 from conformance.run.resume import Resumed, resumable, within
 from conformance.run.runner import RECORDED
 from conformance.run.shards import Shard
@@ -74,10 +75,30 @@ class Options:
     oracle_processes: int = 1  # oracle processes that answer whole-job inputs at once (connection.pool)
 
     def __post_init__(self) -> None:
+        """Every value checked once, here, against the option's declaration and the registries: an OptionError
+        names the option whose value cannot be used (each front end says it as it spells the option)."""
         candidate: Spec | str = self.candidate
-        if isinstance(candidate, str):
-            object.__setattr__(self, "candidate", parse(candidate))
-        object.__setattr__(self, "oracle", oracle_spec(self.oracle))
+        with option_error("candidate"):
+            if isinstance(candidate, str):
+                object.__setattr__(self, "candidate", parse(candidate))
+        with option_error("oracle"):
+            object.__setattr__(self, "oracle", oracle_spec(self.oracle))
+        if self.profile not in generation.PROFILES:
+            raise OptionError("profile", f"unknown profile {self.profile!r}; known: {', '.join(generation.PROFILES)}")
+        for name in self.surfaces or []:
+            if name not in surfaces.SURFACES:
+                raise OptionError("surface",
+                                  f"unknown surface {name!r}; known: {', '.join(sorted(surfaces.SURFACES))}")
+        with option_error("nan-policy"):
+            self.policy  # noqa: B018 - looked up to be checked
+        for field_name, option in _BOUNDED.items():
+            value = getattr(self, field_name)
+            if value is not None and (problem := FLAGS[option].out_of_bounds(value)):
+                raise OptionError(option, problem)
+        if self.oracle_processes < 1:
+            raise OptionError("oracle-processes", f"expected a number at least 1, got {self.oracle_processes!r}")
+        if self.no_cases and self.no_generate:
+            raise UsageError("--no-cases and --no-generate together leave nothing to run")
 
     @property
     def candidate_spec(self) -> Spec:
@@ -86,6 +107,32 @@ class Options:
     @property
     def oracle_spec(self) -> Spec | None:
         return self.oracle
+
+    @property
+    def policy(self) -> NanPolicy | None:
+        """The NaN policy that overrides every surface's (None: each surface's own)."""
+        return POLICIES.get(self.nan_policy) if self.nan_policy else None
+
+    @property
+    def profile_settings(self) -> generation.Profile:
+        return generation.PROFILES[self.profile]
+
+
+# The options whose values are numbers with a bound, by field: checked against their declaration (FLAGS).
+_BOUNDED = {"timeout": "timeout", "timeout_multiplier": "timeout-multiplier", "broken_after": "broken-after",
+            "seed": "seed", "max_examples": "max-examples"}
+
+
+@contextmanager
+def option_error(name: str) -> Iterator[None]:
+    """A usage error in reading an option's value (a spec, a registered name), as an error of that option: a front
+    end that parses a value at its edge says it as the run options would."""
+    try:
+        yield
+    except OptionError:
+        raise
+    except UsageError as e:
+        raise OptionError(name, str(e)) from None
 
 
 def policy_name(nan_policy: NanPolicy | None) -> str:
@@ -179,17 +226,7 @@ def load_corpus(root: Path) -> list[case_corpus.LoadedCase]:
 
 def make_plan(options: Options, report: Path, log: Callable[[str], None] = lambda message: None) -> Plan:
     """Everything a run will do; UsageError (exit 2) for a run that cannot start as asked."""
-    if options.profile not in generation.PROFILES:
-        raise UsageError(f"unknown profile {options.profile!r}; known: {', '.join(generation.PROFILES)}")
-    if options.no_cases and options.no_generate:
-        raise UsageError("--no-cases and --no-generate together leave nothing to run")
-    for name in options.surfaces or []:
-        if name not in surfaces.SURFACES:
-            raise UsageError(f"unknown surface {name!r}; known: {', '.join(sorted(surfaces.SURFACES))}")
-    try:
-        nan_policy = POLICIES.get(options.nan_policy) if options.nan_policy else None
-    except RegistryError as e:
-        raise UsageError(str(e)) from None
+    nan_policy = options.policy
     try:
         known = Expectations.from_file(options.expectations) if options.expectations else None
     except ExpectationError as e:
@@ -210,7 +247,7 @@ def make_plan(options: Options, report: Path, log: Callable[[str], None] = lambd
                   else surfaces.with_generators(options.surfaces))
     if options.no_cases and not generators:
         raise UsageError("nothing to run: generated inputs need a live oracle (not --oracle recorded) and no --case")
-    profile = generation.PROFILES[options.profile]
+    profile = options.profile_settings
     if options.shard and generators and options.seed is None and profile.fixed_seed is None and not options.resume:
         raise UsageError(f"--shard with profile {options.profile} needs --seed: every shard derives its "
                          "generators' seed from the same one")

@@ -221,7 +221,7 @@ resolved_half_up = reference.derive("wrong-resolved-half-up", **{
     "outcome.summary": _summary_with(round=lambda x: math.floor(x + 0.5)),
 })
 
-_keywords = reason_codes._by_keywords
+_keywords = reason_codes._from_words
 
 
 def _seed_literal_keywords(lowered: str):
@@ -233,7 +233,7 @@ def _seed_literal_keywords(lowered: str):
 
 # 14. The parse rule as the seed's prose writes it, taken literally: any "reward" text is a parse error.
 reason_seed_parse_rule = reference.derive("wrong-reason-seed-parse-rule", **{
-    "reason.normalize": lambda request: _patched(reason_codes, request, _by_keywords=_seed_literal_keywords),
+    "reason.normalize": lambda request: _patched(reason_codes, request, _from_words=_seed_literal_keywords),
 })
 
 

@@ -20,7 +20,9 @@ _PASS_RATE = ("    passed = sum(1 for rs in task_rewards for r in rs if passes(r
               "    return passed / total if total else 0.0")
 _SHARE = ("    tasks = [rs for rs in task_rewards if rs]\n    if not tasks:\n        return 0.0\n"
           "    return sum(1 for rs in tasks if solved(rs[:k])) / len(tasks)")
-_MATCH = "    match = _PASS_K.fullmatch(name) if isinstance(name, str) else None"
+_FAMILY = "    family = _family(name) if isinstance(name, str) else None"
+_DIGITS = "    digits = name[5:]"
+_ASCII = 'ch not in "0123456789" for ch in digits'
 
 MUTANTS = [
     # The pass rule.
@@ -95,14 +97,14 @@ MUTANTS = [
        "pass@k as the unbiased estimator over all n samples (harbor's, the Codex paper's) instead of "
        "evsys-sdk's first-k rule"),
     # Names.
-    _m("k-zero-allowed", "evsys_metrics", 'r"pass([@^])([1-9][0-9]*)"', 'r"pass([@^])([0-9]+)"',
+    _m("k-zero-allowed", "evsys_metrics", ' or digits[0] == "0" or ', " or ",
        "k of 0 and leading zeros accepted in pass@k / pass^k names (pass@0, pass^01)"),
-    _m("k-unicode-digits", "evsys_metrics", 'r"pass([@^])([1-9][0-9]*)"', r'r"pass([@^])([1-9]\d*)"',
+    _m("k-unicode-digits", "evsys_metrics", _ASCII, "not ch.isdecimal() for ch in digits",
        "\\d in the name pattern: non-ASCII decimal digits read as part of k"),
-    _m("name-prefix-match", "evsys_metrics", _MATCH, _MATCH.replace("fullmatch", "match"),
+    _m("name-prefix-match", "evsys_metrics", _DIGITS,
+       '    digits = name[5:][:len(name) - 5 - len(name[5:].lstrip("0123456789"))]',
        "a name matched by its prefix (re.match, no end anchor): text after pass@k ignored"),
-    _m("name-dollar-anchor", "evsys_metrics", _MATCH,
-       '    match = re.match(_PASS_K.pattern + "$", name) if isinstance(name, str) else None',
+    _m("name-dollar-anchor", "evsys_metrics", _DIGITS, '    digits = name[5:].removesuffix("\\n")',
        "a name matched with a $ anchor, which also matches before a final newline: 'pass@1\\n' is read as "
        "pass@1"),
     _m("names-caseless", "evsys_metrics", "def get(name: str) -> Metric:\n",
@@ -110,8 +112,8 @@ MUTANTS = [
        "metric names looked up case-insensitively (Pass@1 read as pass@1)"),
     _m("avg-unregistered", "evsys_metrics", '    "avg": mean_reward,\n', "",
        "avg not registered as another name of mean_reward"),
-    _m("only-registered-k", "evsys_metrics", _MATCH,
-       _MATCH.replace("if isinstance(name, str)", 'if name in ("pass@1", "pass@3", "pass^3")'),
+    _m("only-registered-k", "evsys_metrics", _FAMILY,
+       _FAMILY.replace("if isinstance(name, str)", 'if name in ("pass@1", "pass@3", "pass^3")'),
        "only the registered pass@1, pass@3 and pass^3: other k are unknown names"),
     _m("unknown-value-error", "evsys_metrics", "        raise KeyError(", "        raise ValueError(",
        "an unknown metric name raises ValueError instead of KeyError"),

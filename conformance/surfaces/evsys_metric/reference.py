@@ -13,6 +13,11 @@ reward is ``>= 1.0`` (so NaN never passes).
   decimal k is read by the same rule.
 * Any other name is a ``KeyError``.
 
+Seed 001 ("Use a built-in") names the built-ins and what each does, and
+PASS_THRESHOLD (1.0); it says nothing of how a name it does not list is read:
+the ``pass@k`` / ``pass^k`` family for any k, and which spellings of k count,
+are pinned by the cases of ``cases/evsys.metric/names.yaml`` alone.
+
 The sums are CPython 3.12's ``sum()``: exact for ints (then a correctly
 rounded int/int division, which overflows for huge ints), compensated for
 floats.
@@ -20,15 +25,13 @@ floats.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from conformance.reference.cpython_sum import cpython312_sum
 
-PASS_THRESHOLD = 1.0
-_PASS_K = re.compile(r"pass([@^])([1-9][0-9]*)")
+PASS_THRESHOLD = 1.0  # seed 001: "when its reward clears PASS_THRESHOLD (1.0, defined in metrics/basic.py)"
 
 
 def passes(reward: float) -> bool:
@@ -81,13 +84,29 @@ BUILTINS: dict[str, Callable[[list[list[float]]], float]] = {
 }
 
 
+def _family(name: str) -> tuple[str, int] | None:
+    """The kind ("@" or "^") and k of a pass@k or pass^k name, or None.
+
+    k is written in ASCII digits, 1 or more, without a leading zero, and nothing follows it (seed silent;
+    names.yaml pass-at-5-family, pass-hat-2-family, pass-at-0-unknown, pass-at-01-unknown,
+    pass-at-1-then-arabic-indic-zero, pass-hat-fullwidth-digit, pass-at-trailing-text,
+    pass-at-trailing-space, pass-at-trailing-newline, pass-at-1-capitalised-unknown).
+    """
+    if name[:5] not in ("pass@", "pass^"):
+        return None
+    digits = name[5:]
+    if digits == "" or digits[0] == "0" or any(ch not in "0123456789" for ch in digits):
+        return None
+    return name[4], int(digits)
+
+
 def get(name: str) -> Metric:
     if name in BUILTINS:
         return Metric(name, BUILTINS[name])
-    match = _PASS_K.fullmatch(name) if isinstance(name, str) else None
-    if match is None:
-        raise KeyError(f"No metric registered under '{name}'")
-    kind, k = match.group(1), int(match.group(2))
+    family = _family(name) if isinstance(name, str) else None
+    if family is None:
+        raise KeyError(f"unknown metric name {name!r}")
+    kind, k = family
     return Metric(name, pass_at(k) if kind == "@" else pass_all(k))
 
 

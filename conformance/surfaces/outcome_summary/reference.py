@@ -26,6 +26,7 @@ from conformance.kit.candidate import working_folder
 from conformance.reference.cpython_sum import cpython312_sum
 from conformance.surfaces.job_result import reference as job_result
 
+# Seed 003 §5: "Output line is literally BASE_BENCHMARK_RESULT= + json.dumps(summary, sort_keys=True)".
 PREFIX = "BASE_BENCHMARK_RESULT="
 
 
@@ -70,6 +71,8 @@ def _scored(data_bytes: bytes) -> dict[str, Any]:
 
 def summary_line(result_json: bytes | None) -> dict[str, Any]:
     """The summary and its line, from the result file's bytes (None: no file)."""
+    # Seed 003 §5: reason_code "harbor_result_missing" if the result JSON file is absent;
+    # "harbor_result_malformed" if any exception is raised while parsing/aggregating.
     summary: dict[str, Any] = {
         "status": "failed",
         "score": 0.0,

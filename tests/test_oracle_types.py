@@ -52,7 +52,6 @@ BROKEN_ERRORS = {(14, "attr-defined"), (15, "assignment"), (16, "arg-type"), (17
 
 @pytest.mark.slow
 def test_the_oracle_side_type_checks_and_a_wrong_one_does_not(harbor_env, tmp_path):
-    pytest.importorskip("mypy")
     broken = tmp_path / "broken_harbor.py"
     broken.write_text(BROKEN, encoding="utf-8")
     done = typecheck.check(harbor_env.harbor_version, extra={"surface_broken_harbor": broken})

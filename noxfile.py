@@ -48,10 +48,14 @@ def certify(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff, mypy (strict on the harness), the corpus and expectation file checks, the JSON Schemas up to date."""
+    """ruff, mypy (strict on the harness, and on the oracle's side against harbor itself), the corpus and
+    expectation file checks, the JSON Schemas up to date."""
     session.install("-e", ".[dev]")
     session.run("ruff", "check", "conformance", "oracles", "tests", "noxfile.py", ".github/action")
     session.run("mypy", "conformance")
+    # The oracle's side (oracles/*.py, the kit, each surface's harbor.py and what it loads), which the run above
+    # leaves out: strict mypy with harbor 0.13.1's virtualenv as the Python it checks against (created if need be).
+    session.run("python", "-m", "conformance.oracle.typecheck")
     session.run("conformance", "cases", "check")
     session.run("conformance", "expectations", "check", *sorted(map(str, Path("oracles/expectations").glob("*.yaml"))))
     session.run("conformance", "schemas", "--check")

@@ -50,8 +50,14 @@ import shutil
 import sys
 import tempfile
 import types
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # loaded by path below; the type check sees them under the names they are loaded as
+    import harbor_job
+    from conformance_kit import candidate as kit
 
 
 def _load_kit(kit_dir: str) -> types.ModuleType:
@@ -77,24 +83,38 @@ def _load_path(name: str, path: Path) -> types.ModuleType:
     return module
 
 
-conformance_kit = _load_kit(sys.argv[1])
-kit = conformance_kit.candidate
-harbor_job = _load_path("harbor_job", Path(__file__).resolve().with_name("harbor_job.py"))
+if not TYPE_CHECKING:
+    conformance_kit = _load_kit(sys.argv[1])
+    kit = conformance_kit.candidate
+    harbor_job = _load_path("harbor_job", Path(__file__).resolve().with_name("harbor_job.py"))
 
 HARBOR_VERSION = importlib.metadata.version("harbor")
 
 
+class Kit(Protocol):
+    """What a surface's oracle side uses of the candidate kit (the module ``conformance_kit.candidate``)."""
+
+    def working_folder(self, files: dict[str, bytes] | None) -> AbstractContextManager[Path]: ...
+
+    def reads_files(self, metric: Any, files: dict[str, bytes] | None) -> bool: ...
+
+
 class Context:
     """What a surface's ``serve(context)`` is given: the kit, a folder of its own, the shared trial runner,
-    and the other surfaces' oracle-side modules."""
+    and the other surfaces' oracle-side modules.
 
-    def __init__(self, name: str, folders: dict[str, Path], workdir: Path, shared: dict[str, Any]) -> None:
-        self.kit = kit
+    A surface's ``harbor.py`` names it for the type check only (``if TYPE_CHECKING: from harbor_adapter
+    import Context``): at run time the adapter is ``__main__`` and nothing imports it.
+    """
+
+    def __init__(self, name: str, folders: dict[str, Path], workdir: Path,
+                 shared: dict[str, harbor_job.TrialRunner]) -> None:
+        self.kit: Kit = kit
         self.workdir = workdir / name
         self._folders = folders
         self._shared = shared
 
-    def runner(self) -> Any:
+    def runner(self) -> harbor_job.TrialRunner:
         """The one harbor_job.TrialRunner every surface that runs real trials shares (one event loop)."""
         if "runner" not in self._shared:
             self._shared["runner"] = harbor_job.TrialRunner(self.workdir.parent / "trials")
@@ -110,22 +130,23 @@ class Context:
 
 def surface_folders(arguments: list[str]) -> dict[str, Path]:
     """``NAME=FOLDER`` arguments: each surface the oracle serves, and its folder."""
-    folders = {}
+    folders: dict[str, Path] = {}
     for argument in arguments:
         name, _, folder = argument.partition("=")
         folders[name] = Path(folder)
     return folders
 
 
-def build(workdir: Path, folders: dict[str, Path]) -> Any:
+def build(workdir: Path, folders: dict[str, Path]) -> kit.Candidate:
     deps = {name: importlib.metadata.version(name) for name in ("harbor", "pydantic", "pydantic-core")}
     deps["python"] = platform.python_version()
     oracle = kit.Candidate("harbor", HARBOR_VERSION, homepage="https://pypi.org/project/harbor/", dependencies=deps)
-    shared: dict[str, Any] = {}
+    shared: dict[str, harbor_job.TrialRunner] = {}
     for name in folders:
         context = Context(name, folders, workdir, shared)
         context.workdir.mkdir(parents=True)
-        oracle.surface(name)(context.load(name).serve(context))
+        serve: Callable[[Context], kit.Handler] = context.load(name).serve
+        oracle.surface(name)(serve(context))
     return oracle
 
 

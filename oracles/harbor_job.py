@@ -45,10 +45,10 @@ import shlex
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 # Before anything imports litellm (harbor.trial -> harbor.agents): use the cost
 # map bundled with litellm instead of fetching it over the network at import.
@@ -57,7 +57,11 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 from harbor.agents.base import BaseAgent  # noqa: E402
 from harbor.environments.base import BaseEnvironment, ExecResult  # noqa: E402
 from harbor.environments.capabilities import EnvironmentCapabilities  # noqa: E402
-from harbor.models.trial.paths import EnvironmentPaths  # noqa: E402
+from harbor.models.trial.paths import EnvironmentPaths, TrialPaths  # noqa: E402
+
+if TYPE_CHECKING:  # harbor.trial's modules import litellm (seconds): at run time, on the first trial only
+    from harbor.models.trial.config import EnvironmentConfig, TrialConfig
+    from harbor.models.trial.result import TrialResult
 
 MODULE_NAME = "harbor_job"
 ENVIRONMENT_IMPORT_PATH = f"{MODULE_NAME}:ScriptedEnvironment"
@@ -91,7 +95,8 @@ def scripted_exception(name: str) -> BaseException:
     builtin = getattr(__import__("builtins"), name, None)
     if isinstance(builtin, type) and issubclass(builtin, Exception):
         return builtin(message)
-    return type(name, (Exception,), {})(message)  # recorded as exception_type == name
+    made: type[Exception] = type(name, (Exception,), {})
+    return made(message)  # recorded as exception_type == name
 
 
 def raise_if_scripted(phase: Phase, stage: str) -> None:
@@ -164,7 +169,7 @@ def registered(script: Script) -> Iterator[str]:
         del _SCRIPTS[key]
 
 
-def write_reward_files(paths: Any, files: dict[str, Any], *, replace: bool = True) -> None:
+def write_reward_files(paths: TrialPaths, files: Phase, *, replace: bool = True) -> None:
     """Write the given reward files (``reward_txt`` / ``reward_json`` bytes) into a trial's verifier dir.
 
     ``replace``: leave exactly those files (the other one removed); without it,
@@ -183,7 +188,7 @@ _FIND_EMPTY = re.compile(r"find (\S+) -mindepth 1 ")
 _REMOVE = re.compile(r"^rm -f(?: --)? (.+)$")
 
 
-def remove_mounted(command: str, host_path: Any) -> None:
+def remove_mounted(command: str, host_path: Callable[[str], Path | None]) -> None:
     """Carry out ``rm -f -- FILES`` on the host files ``host_path(env_path)`` names (None: not mounted).
 
     harbor 0.25.0 on clears stale reward files so before the tests run; in a
@@ -226,16 +231,16 @@ class ScriptedEnvironment(BaseEnvironment):
     async def stop(self, delete: bool) -> None:
         pass
 
-    async def upload_file(self, source_path: Any, target_path: Any) -> None:
+    async def upload_file(self, source_path: Path | str, target_path: str) -> None:
         pass
 
-    async def upload_dir(self, source_dir: Any, target_dir: Any) -> None:
+    async def upload_dir(self, source_dir: Path | str, target_dir: str) -> None:
         pass
 
-    async def download_file(self, source_path: Any, target_path: Any) -> None:
+    async def download_file(self, source_path: str, target_path: Path | str) -> None:
         pass
 
-    async def download_dir(self, source_dir: Any, target_dir: Any) -> None:
+    async def download_dir(self, source_dir: str, target_dir: Path | str) -> None:
         pass
 
     def _host_dir(self, env_path: str) -> Path | None:
@@ -269,8 +274,8 @@ class ScriptedEnvironment(BaseEnvironment):
     def _verifier_phase(self) -> Phase:
         return self.attempt if self.attempt.get("steps") is None else self._step()
 
-    async def exec(self, command: str, cwd: Any = None, env: Any = None, timeout_sec: Any = None,
-                   user: Any = None) -> ExecResult:
+    async def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
+                   timeout_sec: int | None = None, user: str | int | None = None) -> ExecResult:
         if command == "pwd":
             return ExecResult(stdout="/app\n", stderr="", return_code=0)
         # empty_dirs(): emptying a mounted folder in the container empties it on the host.
@@ -290,7 +295,7 @@ class ScriptedEnvironment(BaseEnvironment):
 class _InstanceName:
     """A ``name()`` callable on the class and on an instance."""
 
-    def __get__(self, instance: Any, owner: type) -> Any:
+    def __get__(self, instance: ScriptedAgent | None, owner: type) -> Callable[[], str]:
         if instance is None:
             return lambda: owner.__name__
         return lambda: instance._agent_name
@@ -317,6 +322,7 @@ class ScriptedAgent(BaseAgent):
     def version(self) -> str:
         return "1.0.0"
 
+    # harbor passes the trial's environment, a ScriptedEnvironment (typed BaseEnvironment by harbor).
     async def setup(self, environment: Any) -> None:
         await act_if_scripted(environment.attempt, "agent_setup", environment.script)
 
@@ -392,11 +398,15 @@ def _harbor_logger() -> logging.Logger:
     return logger
 
 
-async def _create_and_run(config: Any) -> Any:
+async def _create_and_run(config: TrialConfig) -> TrialResult:
     from harbor.trial.trial import Trial
 
     trial = await Trial.create(config)
     return await trial.run()
+
+
+_Config = TypeVar("_Config")
+_Result = TypeVar("_Result")
 
 
 class TrialRunner:
@@ -427,7 +437,16 @@ class TrialRunner:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
 
-    def run(self, config_for: Any, script_for: Any, execute: Any = None) -> Any:
+    @overload
+    def run(self, config_for: Callable[[Path, EnvironmentConfig], TrialConfig],
+            script_for: Callable[[Path], Script]) -> TrialResult: ...
+
+    @overload
+    def run(self, config_for: Callable[[Path, EnvironmentConfig], _Config], script_for: Callable[[Path], Script],
+            execute: Callable[[_Config], Awaitable[_Result]]) -> _Result: ...
+
+    def run(self, config_for: Callable[[Path, EnvironmentConfig], Any], script_for: Callable[[Path], Script],
+            execute: Callable[[Any], Awaitable[Any]] | None = None) -> Any:
         """Run harbor once in a fresh folder; returns what ``execute(config)`` returns.
 
         ``script_for(folder) -> Script`` says what the sandbox plays back;

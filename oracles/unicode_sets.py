@@ -85,9 +85,10 @@ def _float_value(text: str) -> float | None:
         return None
 
 
-def _json_is(text: str, expected: Any) -> bool:
+def _json_is(text: str, expected: object) -> bool:
     try:
-        return json.loads(text) == expected
+        decoded: object = json.loads(text)
+        return decoded == expected
     except ValueError:
         return False
 
@@ -104,7 +105,9 @@ def _rewards(texts: dict[int, str]) -> dict[int, Any]:
     out: dict[int, Any] = {}
     for key, text in texts.items():
         try:
-            out[key] = VerifierResult.model_validate({"rewards": {"r": text}}).rewards["r"]
+            rewards = VerifierResult.model_validate({"rewards": {"r": text}}).rewards
+            assert rewards is not None  # a table of rewards validates to one
+            out[key] = rewards["r"]
         except pydantic.ValidationError:
             pass
     return out

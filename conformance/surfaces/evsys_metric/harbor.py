@@ -9,8 +9,16 @@ path by ``oracles/harbor_adapter.py``, which calls :func:`serve` once.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the adapter's Context and the kit's Handler, for the type check only (oracles/harbor_adapter.py)
+    from conformance_kit.candidate import Handler
+    from harbor_adapter import Context
 
 
-def serve(context: Any) -> Any:
-    return context.load("evsys.metric", "evsys_sdk").compute
+def serve(context: Context) -> Handler:
+    if TYPE_CHECKING:  # the module the adapter loads under that name
+        import surface_evsys_metric_evsys_sdk as evsys_sdk
+    else:
+        evsys_sdk = context.load("evsys.metric", "evsys_sdk")
+    return evsys_sdk.compute

@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import harbor_job
+
+if TYPE_CHECKING:  # the adapter's Context (oracles/harbor_adapter.py) and harbor's models, for the type check only
+    from conformance_kit.candidate import Handler
+    from harbor.models.job.config import JobConfig, RetryConfig
+    from harbor.models.trial.config import EnvironmentConfig
+    from harbor.trial.hooks import TrialHookEvent
+    from harbor_adapter import Context
+
+_Read = TypeVar("_Read")
 
 
 def _registry_entry(name: str, version: str, metrics: list[Any], task_dirs: list[Path]) -> dict[str, Any]:
@@ -57,7 +67,7 @@ class JobResultSurface:
         return harbor_job.Script({folder / "tasks" / group / task["name"]: list(task.get("trials") or [])
                        for group, tasks in self._task_groups(request) for task in tasks})
 
-    def _config(self, request: dict[str, Any], folder: Path, environment: Any) -> Any:
+    def _config(self, request: dict[str, Any], folder: Path, environment: EnvironmentConfig) -> JobConfig:
         from harbor.models.job.config import DatasetConfig, JobConfig, RetryConfig
         from harbor.models.trial.config import AgentConfig, TaskConfig
 
@@ -82,7 +92,7 @@ class JobResultSurface:
         )
 
     @staticmethod
-    def _retry(retry: dict[str, Any] | None, retry_config: Any) -> Any:
+    def _retry(retry: dict[str, Any] | None, retry_config: type[RetryConfig]) -> RetryConfig:
         """The job's RetryConfig: none without ``retry``; else its policy, with no wait between runs.
 
         An ``exclude_exceptions`` left out (or null) keeps harbor's default set.
@@ -95,14 +105,14 @@ class JobResultSurface:
         return retry_config(**policy, min_wait_sec=0.0, max_wait_sec=0.0)
 
     @staticmethod
-    async def _run_job(config: Any, with_retries: bool = False) -> dict[str, Any]:
+    async def _run_job(config: JobConfig, with_retries: bool = False) -> dict[str, Any]:
         from harbor.job import Job
 
         job = await Job.create(config)
         # Each trial's name, in the order the trials start (a retry starts its trial again).
         started: dict[str, None] = {}
 
-        async def on_start(event: Any) -> None:
+        async def on_start(event: TrialHookEvent) -> None:
             started.setdefault(event.config.trial_name, None)  # (trial_id is a UUID from 0.25.0 on)
 
         job.on_trial_started(on_start)
@@ -153,7 +163,7 @@ class JobResultSurface:
                                lambda folder: self._script(request, folder),
                                lambda config: self._run_job(config, with_retries))
 
-    def read_after(self, request: dict[str, Any], read: Any) -> Any:
+    def read_after(self, request: dict[str, Any], read: Callable[[Path], _Read]) -> _Read:
         """``read(path of the job's result.json)`` once the job has finished, failed, or been refused.
 
         What a job leaves behind is read whatever became of it: a job that
@@ -162,14 +172,14 @@ class JobResultSurface:
         """
         folders: list[Path] = []
 
-        def config_for(folder: Path, environment: Any) -> Any:
+        def config_for(folder: Path, environment: EnvironmentConfig) -> JobConfig | None:
             folders.append(folder)
             try:
                 return self._config(request, folder, environment)
             except Exception:  # harbor refused the job before it ran
                 return None
 
-        async def run_then_read(config: Any) -> Any:
+        async def run_then_read(config: JobConfig | None) -> _Read:
             from harbor.job import Job
 
             if config is not None:
@@ -213,7 +223,7 @@ class _KeepDuplicates:
         return distinct_keys([(key, self._value(value)) for key, value in pairs])
 
 
-def serve(context: Any) -> Any:
+def serve(context: Context) -> Handler:
     job_result = JobResultSurface(context.runner())
 
     def answer(request: dict[str, Any]) -> Any:

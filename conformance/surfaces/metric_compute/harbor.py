@@ -6,13 +6,17 @@ path by ``oracles/harbor_adapter.py``, which calls :func:`serve` once.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harbor.metrics.factory import MetricFactory
 from harbor.models.metric.config import MetricConfig
 
+if TYPE_CHECKING:  # the adapter's Context and the kit's Handler, for the type check only (oracles/harbor_adapter.py)
+    from conformance_kit.candidate import Handler
+    from harbor_adapter import Context
 
-def serve(context: Any) -> Any:
+
+def serve(context: Context) -> Handler:
     def metric_compute(request: dict[str, Any]) -> Any:
         if not context.kit.reads_files(request["metric"], request.get("scripts")):
             return _metric(request)

@@ -8,23 +8,29 @@ oracle folder's scripted sandbox ``harbor_job``), loaded by path by
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import harbor_job
 
+if TYPE_CHECKING:  # the adapter's Context (oracles/harbor_adapter.py) and harbor's models, for the type check only
+    from harbor.models.trial.config import EnvironmentConfig, TrialConfig
+    from harbor.models.trial.result import ExceptionInfo
+    from harbor.models.verifier.result import VerifierResult
+    from harbor_adapter import Context
 
-def _verifier_result(result: Any) -> dict[str, Any] | None:
+
+def _verifier_result(result: VerifierResult | None) -> dict[str, Any] | None:
     if result is None:
         return None
     return {"rewards": None if result.rewards is None else dict(result.rewards)}
 
 
-def _exception_type(info: Any) -> str | None:
+def _exception_type(info: ExceptionInfo | None) -> str | None:
     return None if info is None else info.exception_type
 
 
-def one_trial(task_dir: Path, trials_dir: Path, environment: Any, *, agent: str = "nop",
-              verifier_disabled: bool = False) -> Any:
+def one_trial(task_dir: Path, trials_dir: Path, environment: EnvironmentConfig, *, agent: str = "nop",
+              verifier_disabled: bool = False) -> TrialConfig:
     """The TrialConfig of one local task, as a Job would make it: the scripted agent named ``agent``
     (it does nothing, or raises where the script says so), the verifier disabled if asked."""
     from harbor.models.trial.config import AgentConfig, TaskConfig, TrialConfig, VerifierConfig
@@ -64,7 +70,7 @@ class MultiStepReward:
         strategy = request.get("strategy")
         top_level = "" if strategy is None else f"multi_step_reward_strategy = {harbor_job.toml_string(strategy)}"
 
-        def config_for(folder: Path, environment: Any) -> Any:
+        def config_for(folder: Path, environment: EnvironmentConfig) -> TrialConfig:
             task_dir = harbor_job.write_task(folder / "tasks", self.TASK, top_level=top_level, steps=names,
                                              step_keys=step_keys)
             return one_trial(task_dir, folder / "trials", environment,
@@ -83,5 +89,5 @@ class MultiStepReward:
         }
 
 
-def serve(context: Any) -> MultiStepReward:
+def serve(context: Context) -> MultiStepReward:
     return MultiStepReward(context.runner())

@@ -11,14 +11,23 @@ folder's scripted sandbox ``harbor_job``), loaded by path by
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the adapter's Context and the kit's Handler, for the type check only (oracles/harbor_adapter.py)
+    from conformance_kit.candidate import Handler
+    from harbor_adapter import Context
 
 
-def serve(context: Any) -> Any:
-    agent_challenge = context.load("reason.normalize", "agent_challenge")
-    job_result = context.load("job.result").JobResultSurface(context.runner())
+def serve(context: Context) -> Handler:
+    if TYPE_CHECKING:  # the modules the adapter loads under those names
+        import surface_job_result_harbor as job_result_harbor
+        import surface_reason_normalize_agent_challenge as agent_challenge
+    else:
+        agent_challenge = context.load("reason.normalize", "agent_challenge")
+        job_result_harbor = context.load("job.result")
+    job_result = job_result_harbor.JobResultSurface(context.runner())
 
-    def outcome_summary(request: dict[str, Any]) -> Any:
+    def outcome_summary(request: dict[str, Any]) -> dict[str, Any]:
         job = request.get("job")
         if job is not None:
             with context.kit.working_folder(job.get("scripts")):

@@ -7,13 +7,17 @@ path by ``oracles/harbor_adapter.py``, which calls :func:`serve` once.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harbor.models.trial.config import TaskConfig as TrialTaskConfig
 from harbor.models.trial.config import TrialConfig
 from harbor.models.trial.result import AgentInfo, ModelInfo, TrialResult
 from harbor.models.verifier.result import VerifierResult
 from harbor.utils.pass_at_k import compute_pass_at_k_by_evals
+
+if TYPE_CHECKING:  # the adapter's Context and the kit's Handler, for the type check only (oracles/harbor_adapter.py)
+    from conformance_kit.candidate import Handler
+    from harbor_adapter import Context
 
 
 def _trial_result(index: int, trial: dict[str, Any]) -> TrialResult:
@@ -40,5 +44,5 @@ def pass_at_k(request: dict[str, Any]) -> Any:
     return compute_pass_at_k_by_evals(results)
 
 
-def serve(context: Any) -> Any:
+def serve(context: Context) -> Handler:
     return pass_at_k

@@ -9,11 +9,18 @@ path by ``oracles/harbor_adapter.py``, which calls :func:`serve` once.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the adapter's Context and the kit's Handler, for the type check only (oracles/harbor_adapter.py)
+    from conformance_kit.candidate import Handler
+    from harbor_adapter import Context
 
 
-def serve(context: Any) -> Any:
-    agent_challenge = context.load("reason.normalize", "agent_challenge")
+def serve(context: Context) -> Handler:
+    if TYPE_CHECKING:  # the module the adapter loads under that name
+        import surface_reason_normalize_agent_challenge as agent_challenge
+    else:
+        agent_challenge = context.load("reason.normalize", "agent_challenge")
 
     def reason_normalize(request: dict[str, Any]) -> dict[str, Any]:
         value = request.get("value")

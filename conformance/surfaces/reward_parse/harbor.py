@@ -10,14 +10,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import harbor_job
-from harbor.environments.base import ExecResult
+from harbor.environments.base import BaseEnvironment, ExecResult
 from harbor.models.task.config import TaskOS
 from harbor.models.task.task import Task
-from harbor.models.trial.paths import TrialPaths
+from harbor.models.trial.paths import EnvironmentPaths, TrialPaths
 from harbor.verifier.verifier import Verifier
+
+if TYPE_CHECKING:  # the adapter's Context, for the type check only (oracles/harbor_adapter.py)
+    from harbor_adapter import Context
 
 
 class _Sandbox:
@@ -33,12 +36,12 @@ class _Sandbox:
 
     def __init__(self, paths: TrialPaths) -> None:
         self.paths = paths
-        self.files: dict[str, Any] = {}
-        self.tests = str(harbor_job.EnvironmentPaths().tests_dir / "test.")
+        self.files: harbor_job.Phase = {}
+        self.tests = str(EnvironmentPaths().tests_dir / "test.")
 
     def _host_path(self, env_path: str) -> Path | None:
         parent, _, name = env_path.rpartition("/")
-        return self.paths.verifier_dir / name if parent == str(harbor_job.EnvironmentPaths().verifier_dir) else None
+        return self.paths.verifier_dir / name if parent == str(EnvironmentPaths().verifier_dir) else None
 
     async def exec(self, command: str, **_: Any) -> ExecResult:
         harbor_job.remove_mounted(command, self._host_path)
@@ -65,10 +68,13 @@ class RewardParse:
         self.paths = TrialPaths(workdir / "trial")
         self.paths.verifier_dir.mkdir(parents=True)
         self.sandbox = _Sandbox(self.paths)
-        self.verifier = Verifier(task=Task(task_dir), trial_paths=self.paths, environment=self.sandbox)
+        # The Verifier uses only what _Sandbox has of an environment (exec, upload_dir, is_path_mounted, os,
+        # capabilities); a whole BaseEnvironment would have to be started.
+        self.verifier = Verifier(task=Task(task_dir), trial_paths=self.paths,
+                                 environment=cast(BaseEnvironment, self.sandbox))
         self.loop = asyncio.new_event_loop()
 
-    def __call__(self, verifier_dir: dict[str, Any]) -> Any:
+    def __call__(self, verifier_dir: harbor_job.Phase) -> dict[str, float | int] | None:
         harbor_job.write_reward_files(self.paths, {})  # nothing left of the request before
         self.sandbox.files = verifier_dir
         try:
@@ -82,5 +88,5 @@ class RewardParse:
             raise
 
 
-def serve(context: Any) -> RewardParse:
+def serve(context: Context) -> RewardParse:
     return RewardParse(context.workdir)

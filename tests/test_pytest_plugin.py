@@ -354,3 +354,25 @@ def test_a_generated_item_finds_a_divergence_and_replays_it_from_the_database(py
     replayed, again = run(*one, "--conformance-example-database", str(database))
     assert not fresh
     assert replayed & found and _ran(again) == {"pass_at_k::generated": "FAILED"}
+
+
+@pytest.mark.slow
+def test_a_candidate_that_starts_for_the_controller_but_not_in_a_worker_is_recorded_and_its_items_broken(
+        pytester, tmp_path, monkeypatch):
+    """The controller's handshake succeeds; each xdist worker's own start crashes: certify's candidate line, once a
+    worker, and every item broken (a worker's failing start is an event of its run, then a line of the report)."""
+    import json
+
+    _copy(pytester, PRECEDENCE)
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"starts": ["ok", "crash", "crash", "crash"]}))
+    chaos = f"exec:{sys.executable} {REPO / 'tests' / 'chaos_candidate.py'} {plan}"
+    report = pytester.path / "r.jsonl"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    result = pytester.runpytest_subprocess("cases", "--conformance-candidate", chaos, *RECORDED, "-n", "2",
+                                           "--conformance-report", str(report))
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    written = read(report)
+    assert written.candidate_problems and {line.stage for line in written.candidate_problems} == {"start"}
+    assert {line.outcome for line in written.candidate_problems} == {"crash"}
+    assert written.records and {str(r.outcome) for r in written.records} == {"broken"}

@@ -153,8 +153,8 @@ class Conformance:
             except StartFailure as e:
                 self._candidate = Breaker.never_started(self.settings.run.candidate,
                                                         f"{e.reply.kind}: {e.reply.detail}")
-                self.candidate_lines.append(CandidateLine(stage="start", outcome=e.reply.kind,
-                                                          detail=e.reply.detail, protocol_error=e.reply.error))
+                self._candidate_failed(CandidateLine(stage="start", outcome=e.reply.kind, detail=e.reply.detail,
+                                                     protocol_error=e.reply.error))
         return self._candidate
 
     def oracle(self) -> Oracle:
@@ -179,6 +179,14 @@ class Conformance:
         return Engine(self.candidate(), self.oracle(), self.stream, policy=self.settings.run.policy,
                       expectations=self.expectations, database=self.database() if generating else None)
 
+    def _candidate_failed(self, line: CandidateLine) -> None:
+        """The candidate failed to start or to stop: an event of this process's run as it happens, and a line kept
+        for the report (a worker sends it to the process that writes the report)."""
+        from conformance.run.events import CandidateFailed
+
+        self.candidate_lines.append(line)
+        self.stream.emit(CandidateFailed(line))
+
     def close(self) -> None:
         """Stop both sides; the candidate failing to stop is recorded, as certify records it."""
         from conformance.report.model import CandidateLine
@@ -187,8 +195,8 @@ class Conformance:
         if candidate is not None:
             self.batch_fallbacks += len(candidate.batch_fallbacks)
             if (problem := candidate.close()) is not None:
-                self.candidate_lines.append(CandidateLine(stage="stop", outcome=problem.kind, detail=problem.detail,
-                                                          protocol_error=problem.error))
+                self._candidate_failed(CandidateLine(stage="stop", outcome=problem.kind, detail=problem.detail,
+                                                     protocol_error=problem.error))
         if oracle is not None:
             from conformance.connection.cached import answered_from_cache
 

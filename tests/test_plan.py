@@ -29,9 +29,9 @@ def plan(tmp_path, **options):
 
 def test_specs_are_parsed_once_at_the_edge(tmp_path):
     p = plan(tmp_path, candidate="reference", oracle="recorded", surfaces=["pass_at_k"])
-    assert p.options.candidate_spec == Spec("reference", "registered", "reference")
-    assert p.options.oracle_spec is None  # recorded: no live oracle
-    assert plan(tmp_path, oracle=f"harbor=={ORACLE_RELEASE}", no_generate=True).options.oracle_spec == Spec(
+    assert p.options.candidate == Spec("reference", "registered", "reference")
+    assert p.options.oracle is None  # recorded: no live oracle
+    assert plan(tmp_path, oracle=f"harbor=={ORACLE_RELEASE}", no_generate=True).options.oracle == Spec(
         f"harbor=={ORACLE_RELEASE}", "harbor", ORACLE_RELEASE)
 
 

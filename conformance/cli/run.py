@@ -105,7 +105,7 @@ def certify(
         timeout_multiplier=timeout_multiplier, validate_protocol=validate_protocol, broken_after=broken_after,
         resume=resume, shard=shard, example_database=example_database, oracle_cache=not no_oracle_cache,
         oracle_processes=oracle_processes)
-    slug = options.candidate_spec.report_id
+    slug = options.candidate.report_id
     default = f"{slug}.shard-{options.shard.index}-of-{options.shard.count}" if options.shard else slug
     with contextlib.ExitStack() as stack:
         if report_to_stdout:  # written to a file as always (flushed line by line), then sent to stdout whole

@@ -98,18 +98,18 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
     with ExitStack() as stack:
         stack.callback(stream.finish, False)  # a run that did not finish: no footer (the watcher is told either way)
         if oracle is None:
-            oracle = stack.enter_context(connect_oracle(options.oracle_spec, log, cache=options.oracle_cache,
+            oracle = stack.enter_context(connect_oracle(options.oracle, log, cache=options.oracle_cache,
                                                         processes=options.oracle_processes))
         from_cache_before = cached.answered_from_cache(oracle.connection)  # a shared oracle may have answered before
         start_problem = None
-        log(f"starting the candidate, {options.candidate_spec.text}")
+        log(f"starting the candidate, {options.candidate.text}")
         try:
-            candidate = Breaker(connect(options.candidate_spec, timeout=options.timeout,
+            candidate = Breaker(connect(options.candidate, timeout=options.timeout,
                                         timeout_multiplier=options.timeout_multiplier,
                                         validate=options.validate_protocol, log=log), options.broken_after)
         except StartFailure as e:  # a candidate that will not start is a result, recorded like any other
             log(f"the candidate did not start: {e}")
-            candidate = Breaker.never_started(options.candidate_spec, f"{e.reply.kind}: {e.reply.detail}")
+            candidate = Breaker.never_started(options.candidate, f"{e.reply.kind}: {e.reply.detail}")
             start_problem = CandidateLine(stage="start", outcome=e.reply.kind, detail=e.reply.detail,
                                           protocol_error=e.reply.error)
         stack.enter_context(candidate)
@@ -128,7 +128,7 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
 
         stack.callback(end)
         header = plan.header(oracle=Party(spec=oracle.spec, implementation=oracle.implementation),
-                             candidate=Party(spec=options.candidate_spec.text, implementation=implementation))
+                             candidate=Party(spec=options.candidate.text, implementation=implementation))
         to_run = plan.to_run
         stream.emit(RunStarted(header, Outline(
             cases=Counter(i.case.surface for i in to_run),

@@ -101,14 +101,6 @@ class Options:
             raise UsageError("--no-cases and --no-generate together leave nothing to run")
 
     @property
-    def candidate_spec(self) -> Spec:
-        return self.candidate
-
-    @property
-    def oracle_spec(self) -> Spec | None:
-        return self.oracle
-
-    @property
     def policy(self) -> NanPolicy | None:
         """The NaN policy that overrides every surface's (None: each surface's own)."""
         return POLICIES.get(self.nan_policy) if self.nan_policy else None
@@ -233,7 +225,7 @@ def make_plan(options: Options, report: Path, log: Callable[[str], None] = lambd
         raise e.within("expectation file") from None
     root = options.cases_root or case_corpus.default_root()
     loaded = load_corpus(root)
-    oracle = options.oracle_spec
+    oracle = options.oracle
     # Recordings were made with the default oracle; the oracle's release decides which cases apply.
     harbor_version = oracle.harbor_version if oracle is not None else ORACLE_RELEASE
     selected = [] if options.no_cases else case_corpus.select(loaded, options.surfaces, harbor_version,

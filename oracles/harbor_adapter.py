@@ -49,6 +49,7 @@ import platform
 import shutil
 import sys
 import tempfile
+import traceback
 import types
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -145,9 +146,25 @@ def build(workdir: Path, folders: dict[str, Path]) -> kit.Candidate:
     for name in folders:
         context = Context(name, folders, workdir, shared)
         context.workdir.mkdir(parents=True)
-        serve: Callable[[Context], kit.Handler] = context.load(name).serve
-        oracle.surface(name)(serve(context))
+        try:
+            serve: Callable[[Context], kit.Handler] = context.load(name).serve
+            handler = serve(context)
+        except Exception as error:  # one surface's oracle side that does not load: the others are still served
+            handler = _not_loaded(name, folders[name], error)
+        oracle.surface(name)(handler)
     return oracle
+
+
+def _not_loaded(name: str, folder: Path, error: Exception) -> kit.Handler:
+    """A surface whose oracle side does not load answers ``skipped`` with why (the run counts its inputs as errors
+    of the oracle), its traceback on stderr; a wrong answer it is never."""
+    traceback.print_exception(error, file=sys.stderr)
+    reason = f"the oracle side of {name} ({folder / 'harbor.py'}) does not load: {type(error).__name__}: {error}"
+
+    def skipped(request: dict[str, Any]) -> Any:
+        raise kit.SkipSurface(reason)
+
+    return skipped
 
 
 def main() -> None:

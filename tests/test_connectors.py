@@ -87,3 +87,9 @@ def test_a_candidate_that_never_started_is_still_a_connection_answering_broken()
     assert [r.kind for r in breaker.run_batch([(2, "reward.parse", None), (3, "reward.parse", None)])] == [
         ReplyKind.BROKEN, ReplyKind.BROKEN]
     assert breaker.close() is None and breaker.batch_fallbacks == []
+
+
+def test_the_reference_spec_the_commands_default_to_is_what_parsing_gives():
+    from conformance.connection.connectors import REFERENCE
+
+    assert REFERENCE == parse("reference")

@@ -162,3 +162,69 @@ def test_a_surface_from_outside_the_package_catches_its_mutant(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert {r.id: r.outcome for r in read(report).records} == {"toy.reward_keys::insertion-order": "fail",
                                                               "toy.reward_keys::empty": "pass"}
+
+
+def _plugin(tmp_path: Path, entry_points: str, files: dict[str, str]) -> dict[str, str]:
+    """A package made on the spot and "installed" (its dist-info on the path): the environment to run it in."""
+    info = tmp_path / "made-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: made\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(entry_points)
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]), "COLUMNS": "200"}
+
+
+def test_a_broken_surface_entry_point_is_a_usage_error_of_the_command_that_reads_it(tmp_path):
+    env = _plugin(tmp_path, "[harbor_conformance.surfaces]\nbroken = no_such_package_anywhere.surface\n", {})
+    version = subprocess.run([sys.executable, "-m", "conformance.cli.app", "--version"], capture_output=True,
+                             text=True, env=env, cwd=tmp_path)
+    assert version.returncode == 0, version.stderr  # nothing reads the registry to print the version
+    run = subprocess.run([sys.executable, "-m", "conformance.cli.app", "certify", "--oracle", "recorded"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "entry point 'broken'" in run.stderr and "does not load" in run.stderr
+
+
+DOES_NOT_LOAD = '''
+from typing import Any
+
+raise ImportError("a module this oracle side needs is missing")
+
+
+def serve(context: Any) -> Any:
+    return lambda request: None
+'''
+
+
+@pytest.mark.usefixtures("harbor_env")
+def test_a_surface_whose_oracle_side_does_not_load_is_an_error_there_and_the_others_are_served(tmp_path):
+    toy = TOY / "toy_surfaces" / "reward_keys"
+    files = {f"made_surfaces/{p.name}": p.read_text().replace("toy.reward_keys", "made.reward_keys")
+             for p in toy.glob("*.py")}
+    files["made_surfaces/harbor.py"] = DOES_NOT_LOAD
+    files["cases/made.reward_keys/basic.yaml"] = (
+        (TOY / "cases" / "toy.reward_keys" / "basic.yaml").read_text().replace("toy.reward_keys", "made.reward_keys"))
+    env = _plugin(tmp_path, "[harbor_conformance.surfaces]\nmade = made_surfaces\n", files)
+    report = tmp_path / "r.jsonl"
+    run = subprocess.run([sys.executable, "-m", "conformance.cli.app", "certify", "-c", "reference", "--no-generate",
+                          "--no-oracle-cache", "--cases", str(tmp_path / "cases"), "--report", str(report)],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    records = read(report).records
+    assert {r.outcome for r in records} == {"error"} and len(records) == 2
+    assert all("oracle side of made.reward_keys" in r.detail and "does not load" in r.detail for r in records)
+    served = subprocess.run([sys.executable, "-m", "conformance.cli.app", "certify", "-c", "reference",
+                             "--no-generate", "--no-oracle-cache", "-s", "pass_at_k", "--report",
+                             str(tmp_path / "p.jsonl")], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert served.returncode == 0, served.stdout + served.stderr  # the same oracle process serves the suite's own
+
+
+@pytest.mark.usefixtures("harbor_env")
+def test_a_surface_from_outside_the_package_has_its_mutants_measured_on_its_own_cases():
+    proc = _cli("mutants", "-m", "toy.reward_keys/*", "--cases", str(TOY / "cases"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    said = proc.stdout + proc.stderr
+    assert "toy.reward_keys/sorted-keys: killed; cases: 1 killing of 2" in said
+    assert "every target met by 1 mutant(s)" in said

@@ -19,11 +19,9 @@ from conformance.cli import options as opt
 from conformance.cli.console import console, log, out, print_problems, print_tables, print_verdict, warn
 from conformance.cli.progress import LineProgress
 from conformance.connection.base import DEFAULT_TIMEOUT
-from conformance.connection.connectors import parse
+from conformance.connection.connectors import REFERENCE
 from conformance.report.problems import Problems
 from conformance.run.plan import DEFAULT_ORACLE, Options, oracle_spec
-
-REFERENCE = parse("reference")
 
 
 def campaign(

@@ -55,6 +55,7 @@ def mutants(
         "--no-generators", help="Do not hunt them with the ci generators (no live oracle is needed then).")] = False,
     listing: Annotated[bool, typer.Option("--list", help="List the mutants and exit.")] = False,
     markdown_out: opt.MarkdownOut = None,
+    cases_root: opt.CasesRoot = None,
 ) -> None:
     """Certify one-bug mutants of the reference, by the cases alone and by the ci generators alone; exit 1
     when a target is not met (a survivor, a rate under target, a mutant killed by one input only)."""
@@ -67,7 +68,7 @@ def mutants(
     if no_cases and no_generators:
         raise UsageError("--no-cases and --no-generators leave nothing to hunt the mutants with")
     results = []
-    for result in measure(chosen, cases=not no_cases, generators=not no_generators, log=log):
+    for result in measure(chosen, cases=not no_cases, generators=not no_generators, cases_root=cases_root, log=log):
         log(_line(result))
         results.append(result)
     document = table.DOCUMENT.format(table=table.markdown(results))

@@ -15,6 +15,7 @@ import typer
 from conformance.connection.connectors import parse
 from conformance.connection.spec import Spec
 from conformance.core import surfaces
+from conformance.errors import HarnessError
 from conformance.report import badge, junit, markdown
 from conformance.report.reader import Overview, ReportFile
 from conformance.run.flags import FLAGS
@@ -60,8 +61,12 @@ def _known_surfaces(names: list[str] | None) -> list[str] | None:
 
 
 def whole_jobs() -> str:
-    """The surfaces whose inputs are whole jobs, one to a request (a batch of one), from the registry."""
-    return ", ".join(sorted(surfaces.whole_job()))
+    """The surfaces whose inputs are whole jobs, one to a request (a batch of one), from the registry; in words
+    when the registry cannot be read (a broken entry point), which the command then reports as it runs."""
+    try:
+        return ", ".join(sorted(surfaces.whole_job()))
+    except HarnessError:
+        return "the surfaces that send one request at a time"
 
 
 Candidate = Annotated[Spec, option("candidate", parser=_spec, metavar="SPEC")]

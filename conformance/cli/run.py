@@ -24,7 +24,7 @@ from conformance.cli.console import (
 from conformance.cli.progress import ProgressMode, watcher_for
 from conformance.connection.base import DEFAULT_TIMEOUT
 from conformance.connection.breaker import DEFAULT_LIMIT
-from conformance.connection.connectors import parse
+from conformance.connection.connectors import REFERENCE
 from conformance.connection.smoke import smoke as run_smoke
 from conformance.corpus import cases as case_corpus
 from conformance.errors import UsageError
@@ -37,8 +37,6 @@ from conformance.run.plan import DEFAULT_ORACLE, Options, oracle_spec
 from conformance.run.runner import RECORDED
 from conformance.run.shards import Shard
 from conformance.run.shards import combine as merge
-
-REFERENCE = parse("reference")
 
 
 def _ignored(ctx: typer.Context, oracle: str, no_generate: bool, case: list[str] | None) -> None:

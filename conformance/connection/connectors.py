@@ -53,7 +53,6 @@ class Connector(Protocol):
     def connect(self, spec: Spec, settings: Settings) -> Connection: ...
 
 
-CONNECTORS: Registry[Connector] = Registry("connector", "harbor_conformance.connectors")
 # Candidates by name: an object with handle(request), or a spec string (module:attr, exec:COMMAND, ...).
 CANDIDATES: Registry[Any] = Registry("candidate", "harbor_conformance.candidates")
 register_candidate = CANDIDATES.register
@@ -118,7 +117,11 @@ class RegisteredConnector:
 
 
 def _register_builtin() -> None:
-    """The suite's kinds, with the surfaces' own before ``module:attr``, which would read ``evsys:x`` as a module."""
+    """The suite's kinds, with the surfaces' own before ``module:attr``, which would read ``evsys:x`` as a module.
+
+    Run on the table's first lookup, not at import: the surfaces' registry (and any broken entry point in it) is
+    read by the command that connects, whose error is printed as any other.
+    """
     CONNECTORS.register(ExecConnector.kind, origin="conformance")(ExecConnector())
     CONNECTORS.register(HarborConnector.kind, origin="conformance")(HarborConnector())
     for surface in surfaces.SURFACES.values():
@@ -129,7 +132,10 @@ def _register_builtin() -> None:
     CONNECTORS.register(RegisteredConnector.kind, origin="conformance")(RegisteredConnector())
 
 
-_register_builtin()
+CONNECTORS: Registry[Connector] = Registry("connector", "harbor_conformance.connectors", builtin=_register_builtin)
+# The built-in reference candidate's spec, as parse("reference") gives it, without reading the tables (a default
+# of the commands, made when they are imported).
+REFERENCE = Spec("reference", RegisteredConnector.kind, "reference")
 
 
 def _connector(kind: str) -> Connector:

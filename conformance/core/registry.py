@@ -9,9 +9,11 @@ group through which another package adds to it without touching this one:
 An entry point may name a module (imported for its decorators) or an object
 (registered under the entry point's name, unless the import registered it).
 Entry points are read on the first lookup or listing; a broken one is an
-error that names it, never a silent gap. A registry's ``builtin`` module (the
-suite's own members, named by a string so a lower layer never imports a
-higher one) is imported just before them.
+error that names it, never a silent gap. A registry's ``builtin`` members
+(a module named by a string, so a lower layer never imports a higher one,
+whose import registers them; or a function that registers them) are added
+just before them, on that first lookup too: a broken member is then an
+error of the command that looked, never of an import.
 """
 
 from __future__ import annotations
@@ -32,13 +34,14 @@ class RegistryError(UsageError, LookupError):
 
 
 class Registry(Generic[T]):
-    def __init__(self, kind: str, group: str, *, builtin: str | None = None) -> None:
+    def __init__(self, kind: str, group: str, *, builtin: str | Callable[[], None] | None = None) -> None:
         self.kind = kind
         self.group = group
         self.builtin = builtin
         self._items: dict[str, T] = {}
         self._origins: dict[str, str] = {}
         self._loaded = False
+        self._broken: RegistryError | None = None
 
     def register(self, name: str, *, origin: str = "") -> Callable[[T], T]:
         """Decorator (or call ``register(name)(obj)``): file ``obj`` under ``name``."""
@@ -56,11 +59,22 @@ class Registry(Generic[T]):
         return add
 
     def _load_entry_points(self) -> None:
+        if self._broken is not None:
+            raise self._broken  # every lookup says it again: a member that did not load is never a silent gap
         if self._loaded:
             return
         self._loaded = True
-        if self.builtin is not None:
+        try:
+            self._load_members()
+        except RegistryError as e:
+            self._broken = e
+            raise
+
+    def _load_members(self) -> None:
+        if isinstance(self.builtin, str):
             importlib.import_module(self.builtin)  # its members register themselves as it is imported
+        elif self.builtin is not None:
+            self.builtin()
         for entry in metadata.entry_points(group=self.group):
             try:
                 loaded = entry.load()

@@ -78,8 +78,10 @@ def _column(run: certification.Run, generated: bool) -> Column:
     return Column(inputs, killing, problems[0] if problems else None)
 
 
-def _certify(candidate: str, surface: str, oracle: Oracle, report: Path, generated: bool) -> Column:
+def _certify(candidate: str, surface: str, oracle: Oracle, report: Path, generated: bool,
+             cases_root: Path | None) -> Column:
     options = Options(
+        cases_root=cases_root,
         candidate=parse(candidate),
         oracle=oracle_spec(DEFAULT_ORACLE if generated else RECORDED),
         surfaces=[surface],
@@ -96,6 +98,7 @@ def measure(
     *,
     cases: bool = True,
     generators: bool = True,
+    cases_root: Path | None = None,
     log: Callable[[str], None] = lambda message: None,
 ) -> Iterator[Measured]:
     """Each mutant's two columns, as each is done (a live oracle is started only when generators run).
@@ -113,13 +116,14 @@ def measure(
         for surface in sorted({m.surface for m in chosen}):
             for name, oracle, generated in columns:
                 assert oracle is not None
-                if _certify(REFERENCE, surface, oracle, folder / "reference.jsonl", generated).killed:
+                if _certify(REFERENCE, surface, oracle, folder / "reference.jsonl", generated, cases_root).killed:
                     raise RunFailure(f"the reference itself does not conform on {surface} by the {name}: "
                                      f"`conformance certify -c reference -s {surface}` shows why")
         for mutant in chosen:
             started = time.monotonic()
             spec = candidate_spec(mutant)
-            by_cases = _certify(spec, mutant.surface, recorded, folder / "cases.jsonl", False) if cases else None
-            by_generators = (_certify(spec, mutant.surface, live, folder / "generated.jsonl", True)
+            by_cases = (_certify(spec, mutant.surface, recorded, folder / "cases.jsonl", False, cases_root)
+                        if cases else None)
+            by_generators = (_certify(spec, mutant.surface, live, folder / "generated.jsonl", True, cases_root)
                              if live is not None else None)
             yield Measured(mutant, by_cases, by_generators, time.monotonic() - started)

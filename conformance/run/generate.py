@@ -144,7 +144,7 @@ def divergence_type(kind: tuple[str, ...]) -> type[Divergence]:
 # inputs a seed produces, and the same seed must give every candidate the same inputs. No setting turns the
 # mining off, so the private function that does it is replaced, once per process, by one that finds nothing;
 # every Hypothesis run of the process then draws only Hypothesis's own constants. Written against Hypothesis
-# 6.131 to 6.155 (providers._get_local_constants, providers.Constants, providers.CONSTANTS_CACHE);
+# 6.131 to 6.170 (providers._get_local_constants, providers.Constants, providers.CONSTANTS_CACHE);
 # tests/test_process_state.py fails when they change. A Hypothesis without the mining needs nothing.
 _LOCAL_CONSTANTS_LOCK = threading.Lock()
 _local_constants_off = False

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import signal
 import socket
 import subprocess
@@ -186,6 +187,11 @@ def test_a_campaign_finds_a_wrong_candidate_and_its_findings_replay_in_certify(t
     assert done.returncode == 1, done.stdout + done.stderr
     assert _gone(mark) == [], "processes outlived the campaign"
     assert re.search(r"^dashboard: http://\S+/status$", done.stderr, re.M), done.stderr
+    # The replay command is printed shell-quoted: pasted back, each word arrives whole.
+    replay = re.search(r"^they replay first in: (.+)$", done.stdout, re.M)
+    assert replay is not None, done.stdout
+    assert shlex.split(replay.group(1)) == ["conformance", "certify", "-c", candidate, "--example-database",
+                                            str(database.resolve())], replay.group(1)
 
     data = read(report)
     assert data.footer is not None and not data.footer.conforms and not data.truncated

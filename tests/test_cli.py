@@ -178,3 +178,15 @@ def test_tables_written_to_a_log_are_not_cut_to_eighty_columns(tmp_path):
     assert "multi_step.reward" in text and "123456" in text and "4043979850, 3688760769, 2421669724, …" in text
     assert text.splitlines()[-1] == f"cand: conforms (0 generated divergence(s)); report: {report}"  # as certify ends
     assert "inputs run" not in summary(COLUMNS="60")  # a narrow terminal asked for: Rich fits the table to it
+
+
+def test_a_command_printed_for_copy_and_paste_is_shell_quoted():
+    import shlex
+
+    from conformance.cli.console import command
+
+    words = ["certify", "-c", "exec:/opt/my runner/bin/run --fast", "--example-database", "/tmp/it's $HOME"]
+    printed = command(*words)
+    assert printed.startswith("conformance certify -c '") and "$HOME'" in printed
+    assert shlex.split(printed) == ["conformance", *words]  # pasted into a shell, each word arrives as it was
+    assert command("promote", "reports/reference.jsonl") == "conformance promote reports/reference.jsonl"

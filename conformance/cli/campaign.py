@@ -16,7 +16,7 @@ from conformance.campaign.plan import (
     parse_duration,
 )
 from conformance.cli import options as opt
-from conformance.cli.console import console, log, out, print_problems, print_tables, print_verdict, warn
+from conformance.cli.console import command, console, log, out, print_problems, print_tables, print_verdict, warn
 from conformance.cli.progress import LineProgress
 from conformance.connection.base import DEFAULT_TIMEOUT
 from conformance.connection.connectors import REFERENCE
@@ -72,7 +72,7 @@ def campaign(
     print_tables(run.tally, f"{f'{impl.name} {impl.version}' if impl else spec} vs {run.oracle_spec}")
     print_verdict(spec.text, run.tally, run.footer.conforms, path)
     if run.findings:
-        out.print(f"they replay first in: conformance certify -c {spec} --example-database {database}",
+        out.print(f"they replay first in: {command('certify', '-c', spec.text, '--example-database', database)}",
                   highlight=False, markup=False)
     opt.ReportOutputs(markdown_out, junit_out, badge_out).write(path)
     raise typer.Exit(0 if run.footer.conforms else 1)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,6 +61,12 @@ def warn(message: str) -> None:
 
 def log(message: str) -> None:
     console.print(message, highlight=False)
+
+
+def command(*words: str) -> str:
+    """A ``conformance`` command as it is printed for copy and paste: each word shell-quoted (a spec or a path
+    may hold spaces, quotes or ``$``)."""
+    return shlex.join(["conformance", *words])
 
 
 def print_error(error: HarnessError) -> None:
@@ -185,4 +192,4 @@ def print_verdict(candidate: str, tally: Tally, conforms: bool, path: Path) -> N
         counts.append(f"{tally.cached_answers} oracle answer(s) from the cache")
     out.print(f"{candidate}: {verdict} ({', '.join(counts)}); report: {path}")
     if tally.findings:
-        out.print(f"make them cases with: conformance promote {path}", highlight=False)
+        out.print(f"make them cases with: {command('promote', str(path))}", highlight=False, markup=False)

@@ -118,7 +118,8 @@ def measure(
                 assert oracle is not None
                 if _certify(REFERENCE, surface, oracle, folder / "reference.jsonl", generated, cases_root).killed:
                     raise RunFailure(f"the reference itself does not conform on {surface} by the {name}: "
-                                     f"`conformance certify -c reference -s {surface}` shows why")
+                                     f"`{shlex.join(['conformance', 'certify', '-c', 'reference', '-s', surface])}` "
+                                     "shows why")
         for mutant in chosen:
             started = time.monotonic()
             spec = candidate_spec(mutant)

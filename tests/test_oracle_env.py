@@ -53,3 +53,56 @@ def test_the_environment_is_cached_by_lock_hash():
     digest = hashlib.sha256(oracle_env.lock_path("0.13.1").read_bytes()).hexdigest()[:16]
     assert first.root.name == f"harbor-0.13.1-{digest}"
     assert first.python.is_file()
+
+
+def _broken_environment(tmp_path, harbor_version: str = "0.13.1") -> oracle_env.OracleEnv:
+    """An environment whose interpreter fails as one with a file gone from its site-packages would."""
+    root = tmp_path / f"harbor-{harbor_version}-broken"
+    (root / "bin").mkdir(parents=True)
+    python = root / "bin" / "python"
+    python.write_text("#!/bin/sh\necho \"ModuleNotFoundError: No module named 'harbor'\" >&2\nexit 1\n")
+    python.chmod(0o755)
+    return oracle_env.OracleEnv(harbor_version, root, "broken")
+
+
+def test_a_broken_environment_is_found_broken_and_a_whole_one_is_not(tmp_path, harbor_env):
+    assert oracle_env.broken(_broken_environment(tmp_path)) == "ModuleNotFoundError: No module named 'harbor'"
+    assert "does not run" in oracle_env.broken(oracle_env.OracleEnv("0.13.1", tmp_path / "nothing", "x"))
+    assert oracle_env.broken(harbor_env) is None
+
+
+def test_an_environment_broken_in_itself_is_made_again_once_then_named_with_how_to_remove_it(tmp_path, monkeypatch):
+    from conformance.connection.base import ConnectError
+    from conformance.connection.connectors import connect
+
+    env = _broken_environment(tmp_path)
+    made_again: list[oracle_env.OracleEnv] = []
+    monkeypatch.setattr(oracle_env, "ensure", lambda version, **_: env)
+    monkeypatch.setattr(oracle_env, "rebuild", lambda broken, **_: made_again.append(broken) or broken)
+    with pytest.raises(ConnectError) as refused:
+        connect("harbor==0.13.1")
+    said = str(refused.value)
+    assert made_again == [env]  # once, not in a loop
+    assert f"the oracle environment in {env.root} is broken (ModuleNotFoundError" in said
+    assert f"`rm -rf {env.root}`" in said and "still after it was made again" in said
+
+
+def test_an_environment_broken_in_itself_serves_once_made_again(tmp_path, monkeypatch, harbor_env):
+    from conformance.connection.connectors import connect
+
+    env = _broken_environment(tmp_path)
+    current = {"env": env}
+    monkeypatch.setattr(oracle_env, "ensure", lambda version, **_: current["env"])
+
+    def rebuild(broken, **_):
+        current["env"] = harbor_env  # made again: a whole environment from the same lock
+        return harbor_env
+
+    monkeypatch.setattr(oracle_env, "rebuild", rebuild)
+    from conformance.kit import wire
+
+    with connect("harbor==0.13.1") as oracle:
+        assert oracle.implementation is not None and oracle.implementation.name == "harbor"
+        reply = oracle.run(1, "pass_at_k", wire.encode({"trials": []}))
+        assert reply.kind == "output" and wire.decode(reply.encoded) == {}, reply
+    assert current["env"] is harbor_env

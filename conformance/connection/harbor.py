@@ -6,6 +6,7 @@ connects to other releases the same way.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,6 +69,34 @@ class HarborConnector:
         return harbor_release(text)
 
     def connect(self, spec: Spec, settings: Settings) -> Connection:
+        """The release's adapter, started in its environment. An environment that is broken in itself (harbor does
+        not import in it) is made again once; one still broken then is an error naming it and how to remove it."""
+        try:
+            return self._start(spec, settings)
+        except ConnectError:
+            env = self._environment(spec, settings)
+            problem = environments.broken(env)
+            if problem is None:
+                raise  # the environment imports harbor: what failed is not the environment
+        settings.log(f"the harbor {spec.target} environment in {env.root} is broken ({problem}): making it again")
+        try:
+            environments.rebuild(env, log=settings.log)
+            return self._start(spec, settings)
+        except (ConnectError, environments.OracleSetupError) as e:
+            still = environments.broken(self._environment(spec, settings))
+            if still is None:
+                raise ConnectError(str(e)) from None
+            remove = shlex.join(["rm", "-rf", str(env.root)])
+            raise ConnectError(f"{spec}: the oracle environment in {env.root} is broken ({still}), and still after it "
+                               f"was made again; remove it (`{remove}`) and run again, which makes it anew") from None
+
+    def _environment(self, spec: Spec, settings: Settings) -> environments.OracleEnv:
+        try:
+            return environments.ensure(spec.target, coverage=settings.coverage_data is not None, log=settings.log)
+        except environments.OracleSetupError as e:
+            raise ConnectError(str(e)) from None
+
+    def _start(self, spec: Spec, settings: Settings) -> Connection:
         try:
             argv = harbor_argv(spec.target, coverage_data=settings.coverage_data, log=settings.log)
         except environments.OracleSetupError as e:

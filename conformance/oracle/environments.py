@@ -253,6 +253,33 @@ def ensure(
         return _create(harbor_version, root, log, coverage)
 
 
+# What the oracle's own modules import first: if the environment's interpreter cannot, the environment is broken
+# (a file gone from its site-packages, a half-removed package), whatever the adapter would have done.
+_HEALTH_PROBE = "import harbor, harbor.models.job.result, harbor.verifier.verifier"
+
+
+def broken(env: OracleEnv) -> str | None:
+    """Why the environment cannot serve (its interpreter missing, or harbor not importing in it); None if it can."""
+    try:
+        proc = subprocess.run([str(env.python), "-I", "-c", _HEALTH_PROBE], capture_output=True, text=True,
+                              timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"its interpreter does not run: {e}"
+    if proc.returncode == 0:
+        return None
+    lines = proc.stderr.strip().splitlines()
+    return lines[-1] if lines else f"exit status {proc.returncode}"
+
+
+def rebuild(env: OracleEnv, log: Callable[[str], object] = lambda message: None) -> OracleEnv:
+    """The environment removed and made again from its lock."""
+    root = env.root.parent
+    suffix = "-coverage" if env.coverage else ""
+    with _locked(root / f".harbor-{env.harbor_version}{suffix}.lock"):
+        shutil.rmtree(env.root, ignore_errors=True)
+        return _create(env.harbor_version, root, log, env.coverage)
+
+
 def _create(harbor_version: str, root: Path, log: Callable[[str], object], coverage: bool = False) -> OracleEnv:
     # Built in place (venv scripts hold absolute paths); the marker file is
     # written last, so a half-built environment is never taken for a whole one.

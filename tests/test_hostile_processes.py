@@ -301,6 +301,61 @@ serve(run)
     assert run.seconds < 30
 
 
+DAEMON = r'''
+def daemon():
+    """A daemon as a build server starts one: forked twice, in a session of its own (out of the candidate's group),
+    its parent gone, its pipes closed, and deaf to SIGTERM."""
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() == 0:
+            note(os.getpid())
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            for fd in (0, 1, 2):
+                os.close(fd)
+            time.sleep(120)
+            os._exit(0)
+        os._exit(0)
+    os.waitpid(pid, 0)
+'''
+
+
+@pytest.mark.slow
+def test_a_daemon_that_left_the_candidates_group_is_stopped_with_it(tmp_path):
+    """setsid and a double fork take a process out of the group and away from its parent: it is still found (it
+    carries the candidate's token in its environment) and stopped, SIGKILL after SIGTERM."""
+    attack = DAEMON + r'''
+def run(seq, n):
+    if n == 0:
+        daemon()
+    skip(seq)
+
+serve(run)
+'''
+    run, data = certify_cli(tmp_path, attack)
+    assert {r.outcome for r in data.records} == {"skip"}
+    assert len(pids(tmp_path)) == 2  # the candidate and its daemon: neither runs (certify_cli checked)
+
+
+def test_what_carries_a_candidates_token_is_found_and_stopped_and_nothing_else(tmp_path):
+    token = str(tmp_path / "conformance-candidate-0-x")
+    env = {**os.environ, groups.TOKEN_ENV: token}
+    sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+    marked = subprocess.Popen(sleeper, env=env, start_new_session=True)
+    other = subprocess.Popen(sleeper, env={**os.environ, groups.TOKEN_ENV: token + "-other"})
+    try:
+        deadline = time.monotonic() + 10
+        while not groups.carrying(token) and time.monotonic() < deadline:
+            time.sleep(0.05)  # its environment is readable once it has exec'd
+        assert [pid for pid, _ in groups.carrying(token)] == [marked.pid]
+        groups.terminate_carrying(token)
+        assert marked.poll() is not None and other.poll() is None
+    finally:
+        for process in (marked, other):
+            process.kill()
+            process.wait()
+
+
 @pytest.mark.slow
 def test_nothing_is_left_when_the_harness_is_interrupted(tmp_path):
     """SIGTERM to the harness mid-case: exit 130, the candidate's group stopped, its folder removed."""

@@ -2,8 +2,13 @@
 
 A candidate runs in a session, and so a process group, of its own: whatever
 it starts is stopped with it, SIGTERM to the whole group first and SIGKILL to
-what is left after a grace period. (A process that leaves the group, with
-``setsid``, is out of reach.)
+what is left after a grace period. A process that leaves the group (with
+``setsid``, as a daemon or a build server does, double-forked or not) is
+found by what every descendant inherits: the candidate's environment holds
+:data:`TOKEN_ENV`, naming its working directory, and on Linux every process
+of this user whose environment holds it is stopped the same way after the
+group (:func:`terminate_carrying`). What clears its environment, or runs as
+another user, escapes; without ``/proc`` (macOS) only the group is stopped.
 
 Its working directory is named after the harness's pid and holds a record
 of the group (:data:`OWNER_FILE`). A harness killed outright (SIGKILL, a
@@ -30,6 +35,7 @@ from pathlib import Path
 WORKDIR_PREFIX = "conformance-candidate-"
 OWNER_FILE = ".conformance-owner.json"
 KILL_GRACE = 1.0  # seconds between SIGTERM and SIGKILL to a process group
+TOKEN_ENV = "HARBOR_CONFORMANCE_CANDIDATE"  # in a candidate's environment: its working directory
 _POLL = 0.02
 _NAME = re.compile(re.escape(WORKDIR_PREFIX) + r"(\d+)-[^/]+")
 
@@ -112,6 +118,64 @@ def terminate_group(pgid: int, reap: Callable[[], object] = lambda: None, grace:
         if not group_alive(pgid):
             return
         time.sleep(_POLL)
+
+
+def carrying(token: str) -> list[tuple[int, int]]:
+    """This user's running processes whose environment holds the candidate ``token`` ((pid, start time) each): its
+    descendants, in its group or not, whatever became of their parents (none on a system without /proc)."""
+    if not _has_proc():
+        return []
+    needle = f"\0{TOKEN_ENV}={token}\0".encode()
+    found = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as environ:  # another user's: not readable
+                    held = b"\0" + environ.read()
+            except OSError:
+                continue
+            if needle in held and (stat := _stat(int(entry.name))) is not None and stat.state not in ("Z", "X"):
+                found.append((int(entry.name), stat.started))
+    return found
+
+
+def _still(processes: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    return [(pid, started) for pid, started in processes
+            if (stat := _stat(pid)) is not None and stat.started == started and stat.state not in ("Z", "X")]
+
+
+def _signal(processes: list[tuple[int, int]], signum: int) -> None:
+    for pid, _ in _still(processes):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signum)
+
+
+def _reap(processes: list[tuple[int, int]]) -> None:
+    """Reap those that are this process's children (an orphan a subreaper inherited): no zombie is left of them."""
+    for pid, _ in processes:
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def terminate_carrying(token: str, grace: float = KILL_GRACE) -> None:
+    """Stop every process that carries the candidate ``token`` (see the module's docstring): SIGTERM, then SIGKILL to
+    those still running after ``grace`` s. A process is named by its pid and start time, so a pid reused in the
+    meantime is never signalled."""
+    processes = carrying(token)
+    if not processes:
+        return
+    _signal(processes, signal.SIGTERM)
+    _signal(processes, signal.SIGCONT)
+    for signum in (signal.SIGKILL, None):
+        deadline = time.monotonic() + grace
+        while _still(processes) and time.monotonic() < deadline:
+            _reap(processes)
+            time.sleep(_POLL)
+        if signum is not None and _still(processes):
+            _signal(processes, signum)
+    _reap(processes)
 
 
 # -- working directories -----------------------------------------------------
@@ -207,6 +271,7 @@ def sweep_stale(directory: Path | None = None) -> list[Path]:
             continue
         if (pgid := _int(owner.get("pgid"))) is not None:
             _stop_stale_group(pgid, _int(owner.get("leader_started")))
+        terminate_carrying(str(path))  # what left the group: the token is the folder's path, which no one reuses
         shutil.rmtree(path, ignore_errors=True)
         removed.append(path)
     return removed

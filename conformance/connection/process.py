@@ -187,11 +187,12 @@ def json_values(line: bytes, limit: int) -> int:
 class _Process:
     """One run of the program: its pipes (read while the harness waits on it), and what it wrote so far."""
 
-    def __init__(self, popen: subprocess.Popen[bytes], max_line_bytes: int, max_line_values: int,
+    def __init__(self, popen: subprocess.Popen[bytes], token: str, max_line_bytes: int, max_line_values: int,
                  codec: wire.Codec = wire.DEFAULT) -> None:
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None  # all piped
         self.popen = popen
         self.pgid = popen.pid  # start_new_session: the leader of its own group
+        self.token = token  # in the environment of everything it starts (groups.TOKEN_ENV)
         self.max_line_bytes = max_line_bytes
         self.max_line_values = max_line_values
         self.codec = codec
@@ -384,6 +385,7 @@ class _Process:
             return
         try:
             groups.terminate_group(self.pgid, reap=self.popen.poll)
+            groups.terminate_carrying(self.token)  # what left the group (setsid) and still runs
             if not self.pipes_closed:
                 self.discarding = True
                 self.drain()  # its last words, now that everything holding the pipes is gone
@@ -459,12 +461,14 @@ class Subprocess(BaseConnection):
         try:
             popen = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=self.workdir, env=self.env, start_new_session=True,
+                cwd=self.workdir, env={**(self.env if self.env is not None else os.environ),
+                                       groups.TOKEN_ENV: str(self.workdir)}, start_new_session=True,
             )
         except OSError as e:
             raise ConnectError(f"{self.spec}: cannot start {self.argv[0]!r}: {e}") from None
         self.answered = set()
-        self.process = self.last = _Process(popen, self.max_line_bytes, self.max_line_values, self.codec)
+        self.process = self.last = _Process(popen, str(self.workdir), self.max_line_bytes, self.max_line_values,
+                                            self.codec)
         groups.record_owner(self.workdir, popen.pid)  # for the next run, should this harness be killed outright
         return self.process
 

@@ -43,6 +43,7 @@ from conformance.run.events import (
     RunFinished,
     RunStarted,
     SurfaceFinished,
+    of_line,
 )
 from conformance.run.expectations import Expectations
 from conformance.run.runner import Oracle, run_cases
@@ -60,13 +61,8 @@ def counted(tally: Tally, event: Event) -> None:
     """What an event changes in the run's totals: the only way a run's events reach its tally."""
     match event:
         case RunStarted(kept=kept):
-            for line in kept:
-                if isinstance(line, CaseLine):
-                    tally.add(line)
-                elif isinstance(line, GeneratedLine):
-                    tally.add_generated(line)
-                else:
-                    tally.add_candidate_problem(line)
+            for line in kept:  # a resumed run's lines count as the events they were
+                counted(tally, of_line(line))
         case CaseFinished(line=line) | FindingFound(line=line):
             tally.add(line)
         case SurfaceFinished(line=done):

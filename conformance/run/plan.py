@@ -89,8 +89,9 @@ class Options:
             if name not in surfaces.SURFACES:
                 raise OptionError("surface",
                                   f"unknown surface {name!r}; known: {', '.join(sorted(surfaces.SURFACES))}")
-        with option_error("nan-policy"):
-            self.policy  # noqa: B018 - looked up to be checked
+        if self.nan_policy:
+            with option_error("nan-policy"):
+                POLICIES.get(self.nan_policy)  # a registered name, or a RegistryError naming those there are
         for field_name, option in _BOUNDED.items():
             value = getattr(self, field_name)
             if value is not None and (problem := FLAGS[option].out_of_bounds(value)):

@@ -2,6 +2,9 @@
 
 In one run, on the machine at hand, it measures and prints:
 
+- per surface, how many requests a conforming candidate is sent per input
+  (an input it diverges on is asked again, to tell a flaky answer; one it
+  conforms on must cost nothing more);
 - per surface, inputs per second through the runner ``certify`` uses (oracle
   harbor 0.13.1, live), with the in-process ``reference`` candidate and with
   the same candidate behind ``exec:``; the corpus is the surface's cases, or
@@ -68,6 +71,9 @@ TARGETS = {  # what the figures should show on a 2-core machine; a surface's own
     "harness MB": 300,
     "offline tests s": 45,  # "well under a minute"
     "tests s": 120,
+    # An input a candidate diverges on is asked again (flaky answers); one it conforms on, never: the requests a
+    # conforming candidate is sent, per input, stay at 1 (the figure is counted, so timing noise cannot hide it).
+    "candidate requests per conforming input": 1.05,
 }
 
 
@@ -181,6 +187,35 @@ def plain_round_trip(inputs: list[Input], codec: str) -> float:
         for value in values:
             decode(encode({"input": value}))["input"]
     return len(values) / (time.perf_counter() - started)
+
+
+class CountedReference:
+    """The reference candidate in process, counting the inputs it is asked (each item of a batch)."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        from conformance.reference import candidate as reference
+
+        if request.get("cmd") == "run":
+            self.asked += 1
+        elif request.get("cmd") == "batch":
+            self.asked += len(request.get("items", []))
+        answer: dict[str, Any] | None = reference.handle(request)
+        return answer
+
+
+COUNTED = CountedReference()
+
+
+def requests_per_input(inputs: list[Input]) -> float:
+    """How many requests the runner sends a conforming candidate per input (recorded oracle)."""
+    COUNTED.asked = 0
+    with connect("conformance.bench:COUNTED") as candidate:
+        for _ in run_inputs(inputs, candidate, Oracle(None)):
+            pass
+    return COUNTED.asked / len(inputs)
 
 
 def through_runner(inputs: list[Input], candidate: Connection, oracle: Oracle) -> float:
@@ -341,6 +376,7 @@ def measure(count: int, fresh: bool, only: list[str] | None) -> Results:
             # oracle asked as the candidate is, against the same recordings.
             recorded = record(inputs, oracle)
             figures["exec_recorded"] = best(through_runner, recorded, behind_exec, Oracle(None))
+            figures["requests_per_input"] = requests_per_input(recorded)
             assert oracle.connection is not None
             figures["oracle_alone"] = best(through_runner, recorded, oracle.connection, Oracle(None))
             slower = max(len(recorded) / figures["exec_recorded"], len(recorded) / figures["oracle_alone"])
@@ -440,6 +476,9 @@ def _against_targets(results: Results) -> Iterator[tuple[str, float, float, bool
     for surface, figures in rates.items():
         if "run_over_slower" in figures:
             yield f"{surface} run / slower side", TARGETS["run / slower side"], figures["run_over_slower"], True
+        if "requests_per_input" in figures:
+            key = "candidate requests per conforming input"
+            yield f"{surface} {key}", TARGETS[key], figures["requests_per_input"], True
     if "warm" in runs:
         yield "warm certify s", TARGETS["warm certify s"], runs["warm"]["seconds"], True
         yield "harness MB", TARGETS["harness MB"], runs["warm"]["harness_mb"], True

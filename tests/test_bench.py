@@ -46,3 +46,16 @@ def test_figures_are_read_against_the_targets():
         "offline tests s ≤ 45": "yes",
         "tests s ≤ 120": "NO",
     }
+
+
+def test_a_conforming_candidate_is_sent_one_request_per_input_and_the_figure_says_so(corpus):
+    from conformance.run.runner import Input
+
+    recorded = [Input(c.case.id, c.case.surface, c.case.input, c.case.expect.result())
+                for c in corpus if c.case.surface == "reward.parse" and c.case.expect is not None]
+    assert bench.requests_per_input(recorded) == 1.0
+    results = bench.Results(rates={"reward.parse": {"requests_per_input": 1.0},
+                                   "pass_at_k": {"requests_per_input": 2.0}})
+    verdicts = {name: figure <= target for name, target, figure, _ in bench._against_targets(results)}
+    assert verdicts == {"reward.parse candidate requests per conforming input": True,
+                        "pass_at_k candidate requests per conforming input": False}

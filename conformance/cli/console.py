@@ -126,6 +126,8 @@ def _case(record: CaseLine, indent: str = "    ") -> None:
     if record.oracle is not None or record.candidate is not None:
         say(f"oracle:    {shortened(result_text(record.oracle))}")
         say(f"candidate: {shortened(result_text(record.candidate))}")
+    if record.candidate_again is not None:
+        say(f"again:     {shortened(result_text(record.candidate_again))}  (the same input, asked once more)")
     for m in record.mismatches:
         say(m.describe())
     if record.stale:

@@ -48,6 +48,7 @@ class Outcome(StrEnum):
 
     PASS = "pass"  # the candidate's result conforms to the oracle's
     FAIL = "fail"  # it does not (the record lists every mismatch)
+    FLAKY = "flaky"  # it diverged, and asked the same input again it answered otherwise (both answers kept)
     ERROR = "error"  # the candidate answered `errored` (or the oracle could not answer)
     CRASH = "crash"  # the candidate process died (it is restarted for the next case)
     TIMEOUT = "timeout"  # no reply in time (the process is killed and restarted)
@@ -60,8 +61,8 @@ class Outcome(StrEnum):
 
 CONFORMING = frozenset({Outcome.PASS, Outcome.XFAIL})
 # The outcomes of a divergence: what an expectation file can list.
-DIVERGING = frozenset({Outcome.FAIL, Outcome.ERROR, Outcome.CRASH, Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR,
-                       Outcome.BROKEN, Outcome.SKIP})
+DIVERGING = frozenset({Outcome.FAIL, Outcome.FLAKY, Outcome.ERROR, Outcome.CRASH, Outcome.TIMEOUT,
+                       Outcome.PROTOCOL_ERROR, Outcome.BROKEN, Outcome.SKIP})
 
 
 def outcome_of(kind: ReplyKind) -> Outcome:

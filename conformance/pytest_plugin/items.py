@@ -301,6 +301,9 @@ def describe(record: CaseLine) -> str:
     if record.oracle is not None or record.candidate is not None:
         lines.append(f"  oracle:    {_shortened(result_text(record.oracle))}")
         lines.append(f"  candidate: {_shortened(result_text(record.candidate))}")
+    if record.candidate_again is not None:
+        again = _shortened(result_text(record.candidate_again))
+        lines.append(f"  again:     {again}  (the same input, asked once more)")
     lines += [f"  {m.describe()}" for m in record.mismatches]
     if record.stale:
         lines.append("  the live oracle disagrees with the case's recorded result:")

@@ -1,6 +1,6 @@
 """A report as JUnit XML, for CI systems that show test results: one testcase per case.
 
-Each surface is a testsuite. ``fail`` and ``xpass`` are failures, ``error``,
+Each surface is a testsuite. ``fail``, ``flaky`` and ``xpass`` are failures (of their own ``type``), ``error``,
 ``crash``, ``timeout`` and ``protocol-error`` errors, ``skip`` and ``xfail``
 skipped (with the reason); each surface's generated inputs are one testcase
 more, failing when they found an unexpected divergence.
@@ -25,7 +25,7 @@ from conformance.report.model import CaseLine, result_text
 from conformance.report.reader import Overview, Report, ReportFile
 from conformance.report.writer import Tally
 
-FAILURES = {Outcome.FAIL, Outcome.XPASS}
+FAILURES = {Outcome.FAIL, Outcome.FLAKY, Outcome.XPASS}
 ERRORS = {Outcome.ERROR, Outcome.CRASH, Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR, Outcome.BROKEN}
 SKIPPED = {Outcome.SKIP, Outcome.XFAIL}
 
@@ -54,6 +54,8 @@ def _testcase(record: CaseLine) -> ET.Element:
     case = ET.Element("testcase", classname=surface, name=record.id, time=f"{record.seconds:.6f}")
     if outcome in FAILURES or record.stale:
         text = f"oracle: {result_text(record.oracle)}\ncandidate: {result_text(record.candidate)}"
+        if record.candidate_again is not None:
+            text += f"\ncandidate, asked again: {result_text(record.candidate_again)}"
         message = record.first_difference() if outcome in FAILURES else "stale recording"
         ET.SubElement(case, "failure", message=message[:500], type=outcome).text = text
     elif outcome in ERRORS:

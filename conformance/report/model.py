@@ -302,6 +302,9 @@ class CaseLine(_Line):
                                                  "when it did not pass (the corpus holds them all).")
     oracle: ResultLine | None = None
     candidate: ResultLine | None = None
+    candidate_again: ResultLine | None = Field(default=None, description=(
+        "With outcome flaky: the candidate's second answer to the input, unlike its first (`candidate`). A second "
+        "reply that was no result (errored, crashed) is told in `detail` instead."))
     protocol_error: ProtocolError | None = None
     recording: Literal["agrees", "stale", "missing"] | None = Field(
         default=None, description="With a live oracle: how it compares with the case's recorded result.")
@@ -314,7 +317,7 @@ class CaseLine(_Line):
     detail: str = ""
     seconds: float = 0.0
 
-    @field_validator("candidate")
+    @field_validator("candidate", "candidate_again")
     @classmethod
     def _bounded_candidate(cls, result: ResultLine | None) -> ResultLine | None:
         return result.within_limit() if isinstance(result, OutputResult) else result
@@ -340,8 +343,9 @@ class CaseLine(_Line):
         """A new line: this one with ``changes``, each kept within the report's limits as the validators above
         keep it (without validating the whole line again: what it holds is within them already). The limits'
         constants are OUTPUT_LIMIT, DETAIL_LIMIT, MESSAGE_LIMIT and MISMATCH_LIMIT."""
-        if "candidate" in changes:
-            changes["candidate"] = self._bounded_candidate(changes["candidate"])
+        for name in ("candidate", "candidate_again"):
+            if name in changes:
+                changes[name] = self._bounded_candidate(changes[name])
         if "detail" in changes:
             changes["detail"] = self._bounded_detail(changes["detail"])
         if "recording_mismatches" in changes:
@@ -380,6 +384,9 @@ class CaseLine(_Line):
 
     def first_difference(self) -> str:
         """One line saying how the case went wrong: its first mismatch, or its detail."""
+        if self.outcome is Outcome.FLAKY:
+            again = self.candidate_again.text() if self.candidate_again is not None else self.detail.strip()
+            return f"asked twice, it answered two ways: {result_text(self.candidate)}, then {again}"[:MESSAGE_LIMIT]
         if self.mismatches:
             others = len(self.mismatches) - 1 + self.more_mismatches
             more = f" (+{others} more)" if others else ""

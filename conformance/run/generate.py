@@ -95,8 +95,9 @@ FINDINGS_PER_SURFACE = 10
 # No round starts once this many inputs per example of the budget have run (shrinking and re-runs included):
 # each finding's shrinking costs calls the budget does not count, and a candidate with many bugs has many.
 WORK_PER_EXAMPLE = 4
-# Outcomes that end the candidate's process (each costs a restart, a timeout its whole time limit): one each.
-ONE_PER_KIND = frozenset({Outcome.CRASH, Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR})
+# Outcomes that end the candidate's process (each costs a restart, a timeout its whole time limit), and answers that
+# change from one asking to the next (no smaller input would say more): one each.
+ONE_PER_KIND = frozenset({Outcome.CRASH, Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR, Outcome.FLAKY})
 
 
 def new_seed() -> int:
@@ -412,10 +413,14 @@ def _round(
         shape = shapes.shape_of(surface_name, value)
         if any(shapes.covers(shape, seen) for seen in known.get(kind, ())):
             return  # a finding of an earlier round, with something beside it
+        if record.outcome is Outcome.FLAKY and kind in latest:
+            return  # one is enough: answers that change say nothing more on a smaller input
         # Hypothesis replays each minimal failing input last, so the last record of a kind is the minimal one.
         latest[kind] = shape, _as_finding(record, surface_name, value)
         if drawn_before_first is None:
             drawn_before_first = calls
+        if record.outcome is Outcome.FLAKY:
+            return  # not raised: Hypothesis would shrink and replay an answer that does not hold still
         raise divergence_type(kind)(record.id)
 
     phases = [Phase.explicit] + ([Phase.reuse] if database is not None else []) + [Phase.generate] + (

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -30,7 +30,7 @@ from conformance.connection.protocol import Implementation
 from conformance.connection.replies import Reply
 from conformance.core import surfaces
 from conformance.core.compare import NanPolicy, Result, compare
-from conformance.core.outcomes import Outcome, outcome_of
+from conformance.core.outcomes import Outcome, ReplyKind, outcome_of
 from conformance.corpus.cases import LoadedCase
 from conformance.kit import wire
 from conformance.report.model import CaseLine, result_line
@@ -263,6 +263,7 @@ class _Chunk:
         self.oracle_replies: Future[list[Reply]] | None = None
         self.asked: list[int] = []  # the inputs the candidate is asked for
         self.candidate_replies: Future[list[Reply]] | None = None
+        self._again: Callable[[list[Any]], Future[list[Reply]]] | None = None  # asks the candidate once more
 
     def ask(self, candidate: Connection, oracle: Oracle, own: lanes.Lanes | None, *, on_lane: bool) -> None:
         """Send the inputs to the oracle (on its lane) and to the candidate (on its lane, or here); without
@@ -289,12 +290,15 @@ class _Chunk:
                 self.oracle_replies = Future()
                 self.oracle_replies.set_result(_ask_oracle(live, surface.name, self.encoded, self.batchable))
             self.asked = list(range(len(self.inputs)))
-        values = [self.encoded[i] for i in self.asked]
-        if on_lane and own is not None:
-            self.candidate_replies = own.submit(candidate, ask, candidate, surface.name, values, self.batchable)
-        else:
-            self.candidate_replies = Future()
-            self.candidate_replies.set_result(ask(candidate, surface.name, values, self.batchable))
+        def asking(values: list[Any]) -> Future[list[Reply]]:
+            if on_lane and own is not None:  # after whatever the lane was given before: one request at a time
+                return own.submit(candidate, ask, candidate, surface.name, values, self.batchable)
+            done: Future[list[Reply]] = Future()
+            done.set_result(ask(candidate, surface.name, values, self.batchable))
+            return done
+
+        self.candidate_replies = asking([self.encoded[i] for i in self.asked])
+        self._again = lambda values: _none_asked() if candidate.broken else asking(values)
 
     def candidate_answered(self) -> None:
         """Wait until the candidate has answered (or failed on) every input it was asked."""
@@ -310,9 +314,13 @@ class _Chunk:
 
     def records_made(self) -> list[CaseLine]:
         """The oracle's results, the candidate's compared with them: the records, in the inputs' order, each made
-        once, whole."""
+        once, whole.
+
+        An input on which the candidate diverged by what it answered (a result that differs, an ``errored``
+        reply) is asked once more; a second answer unlike the first makes the record ``flaky``, with both."""
         surface, decided = self.surface, self.decided
         found: list[dict[str, Any]] = [{} for _ in self.inputs]  # each record's fields, as the replies give them
+        first: dict[int, Reply] = {}  # the inputs to ask again: the candidate's first answer to each
         with wire.gc_paused:
             if self.oracle_replies is not None:
                 for i, reply in enumerate(_wait(self.oracle_replies).result()):
@@ -339,6 +347,11 @@ class _Chunk:
                     mismatches = compare(known, actual, self.policy, surface.unordered)
                     fields.update(candidate=result_line(actual), mismatches=mismatches,
                                   outcome=Outcome.FAIL if mismatches else Outcome.PASS)
+                if fields["outcome"] in ASKED_AGAIN:
+                    first[i] = reply
+        if first and self._again is not None:
+            self._asked_again(first, found)
+        with wire.gc_paused:
             each = (time.perf_counter() - self.started) / len(self.inputs)
             records = []
             for item, value, fields, early in zip(self.inputs, self.encoded, found, decided, strict=True):
@@ -349,3 +362,42 @@ class _Chunk:
                     fields["input"] = value  # whoever reads the report sees what went in, without the corpus at hand
                 records.append(CaseLine(id=item.id, surface=item.surface, seconds=each, **fields))
         return records
+
+    def _asked_again(self, first: dict[int, Reply], found: list[dict[str, Any]]) -> None:
+        """Ask the candidate the inputs of ``first`` once more; a second answer unlike the first is ``flaky``.
+
+        Alike: the same kind of reply, and for a result, one the comparator finds no mismatch with (under the
+        run's NaN policy, as it compares with the oracle's).
+        """
+        assert self._again is not None
+        surface = self.surface
+        indexes = sorted(first)
+        second = _wait(self._again([self.encoded[i] for i in indexes])).result()
+        for i, reply in zip(indexes, second, strict=False):  # none when the candidate had been given up on
+            if reply.kind is ReplyKind.BROKEN:
+                continue  # given up on meanwhile: not asked
+            before, after = first[i].result(surface), reply.result(surface)
+            if before is not None and after is not None:
+                alike = not compare(before, after, self.policy, surface.unordered)
+            else:
+                alike = before is None and after is None and first[i].kind == reply.kind
+            if alike:
+                continue
+            fields = found[i]
+            fields["outcome"] = Outcome.FLAKY
+            if after is not None:
+                fields["candidate_again"] = result_line(after)
+            else:
+                told = f"asked again, it answered {reply.kind}" + (f": {reply.detail}" if reply.detail else "")
+                fields["detail"] = "\n".join(part for part in (fields.get("detail", ""), told) if part)
+
+
+# What the candidate answered (not how it failed to): an input with one of these outcomes is asked again. A crash
+# or a timeout costs a restart (a timeout its whole time limit): not asked again.
+ASKED_AGAIN = frozenset({Outcome.FAIL, Outcome.ERROR})
+
+
+def _none_asked() -> Future[list[Reply]]:
+    done: Future[list[Reply]] = Future()
+    done.set_result([])
+    return done

@@ -234,7 +234,8 @@ def entry(run: Run, record: CaseLine, corpus: Corpus) -> Entry:
         more_mismatches=record.more_mismatches, detail=_cut(record.detail.strip()),
         protocol_error=str(record.protocol_error) if record.protocol_error is not None else None,
         reason=expected.reason if record.outcome is Outcome.XFAIL and expected is not None else None,
-        case_file=corpus.link(run.header, item) if item is not None else None)
+        case_file=corpus.link(run.header, item) if item is not None else None,
+        candidate_again_text=_cut(result_text(record.candidate_again)) if record.candidate_again else None)
 
 
 def surface_counts(run: Run) -> dict[str, Counts]:

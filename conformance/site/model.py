@@ -32,14 +32,16 @@ STATUSES = (PASS, FAIL, ERROR, SKIP, NOT_RUN)
 
 # The four counts a cell shows, by outcome. An xpass (an expectation entry out of date) fails a run, so it counts
 # as a failure; a candidate that crashed, timed out, broke the protocol or was given up on as an error; an xfail
-# (a divergence the expectation file lists) as known, beside the four.
-BUCKETS: dict[Outcome, Literal["pass", "fail", "error", "skip", "known"]] = {
+# (a divergence the expectation file lists) as known, and a flaky answer (two answers to one input) as flaky,
+# each beside the four.
+BUCKETS: dict[Outcome, Literal["pass", "fail", "error", "skip", "known", "flaky"]] = {
     Outcome.PASS: "pass", Outcome.FAIL: "fail", Outcome.XPASS: "fail", Outcome.ERROR: "error",
     Outcome.CRASH: "error", Outcome.TIMEOUT: "error", Outcome.PROTOCOL_ERROR: "error", Outcome.BROKEN: "error",
-    Outcome.SKIP: "skip", Outcome.XFAIL: "known",
+    Outcome.SKIP: "skip", Outcome.XFAIL: "known", Outcome.FLAKY: "flaky",
 }
 assert set(BUCKETS) == set(Outcome), "every outcome needs a bucket"
-_FIELDS = {"pass": "passed", "fail": "failed", "error": "errored", "skip": "skipped", "known": "known"}
+_FIELDS = {"pass": "passed", "fail": "failed", "error": "errored", "skip": "skipped", "known": "known",
+           "flaky": "flaky"}
 
 
 @dataclass
@@ -51,6 +53,7 @@ class Counts:
     errored: int = 0
     skipped: int = 0
     known: int = 0
+    flaky: int = 0  # diverged, and answered otherwise when asked again: a failure of its own kind
     generated_inputs: int = 0
     generated_divergences: int = 0  # generated inputs that diverged and no expectation lists
 
@@ -65,7 +68,7 @@ class Counts:
 
     @property
     def cases(self) -> int:
-        return self.passed + self.failed + self.errored + self.skipped + self.known
+        return self.passed + self.failed + self.errored + self.skipped + self.known + self.flaky
 
     @property
     def conforming(self) -> int:
@@ -79,7 +82,7 @@ class Counts:
     @property
     def status(self) -> Status:
         """The worst of what happened: a failure, then an error, then a skip (each counts against conformance)."""
-        if self.failed or self.generated_divergences:
+        if self.failed or self.flaky or self.generated_divergences:
             return FAIL
         if self.errored:
             return ERROR
@@ -162,6 +165,7 @@ class Entry:
     protocol_error: str | None
     reason: str | None  # the expectation entry's reason, for an xfail
     case_file: Link | None
+    candidate_again_text: str | None = None  # a flaky answer: the candidate's second answer to the same input
 
     @property
     def anchor(self) -> str:

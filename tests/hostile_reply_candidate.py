@@ -3,11 +3,13 @@
     python hostile_reply_candidate.py RUN_ATTACK [START_ATTACK]
 
 It answers like the reference implementation, except: the first ``run``
-request it receives gets the line RUN_ATTACK names (``ok``: none), and the
-first ``start`` the handshake START_ATTACK names (default ``ok``). "First"
-counts across restarts: a marker file in the working directory (the same
-folder for every restart of one connection), or in $HOSTILE_STATE when set
-(across connections too), says an attack was made.
+request it receives, and any later one with the same input (the harness asks
+an input it diverges on once more), gets the line RUN_ATTACK names (``ok``:
+none), and the first ``start`` the handshake START_ATTACK names (default
+``ok``). "First" counts across restarts: a marker file in the working
+directory (the same folder for every restart of one connection), or in
+$HOSTILE_STATE when set (across connections too), says an attack was made,
+and on which input.
 """
 
 from __future__ import annotations
@@ -85,8 +87,9 @@ def main() -> None:
         kind = message["cmd"]
         name = {"start": start_name, "run": run_name}.get(kind, "ok")
         marker = Path(os.environ.get("HOSTILE_STATE", ".")) / f"attacked-{kind}"
-        if name != "ok" and not marker.exists():
-            marker.write_text("")
+        attacked_input = json.dumps(message.get("input"), sort_keys=True)
+        if name != "ok" and (not marker.exists() or (kind == "run" and marker.read_text() == attacked_input)):
+            marker.write_text(attacked_input if kind == "run" else "")
             line = start_attack(name, reply) if kind == "start" else run_attack(name, message["seq"])
         sys.stdout.write(line + "\n")
         sys.stdout.flush()

@@ -70,6 +70,7 @@ def whole_jobs() -> str:
 
 
 Candidate = Annotated[Spec, option("candidate", parser=_spec, metavar="SPEC")]
+CandidateIfGiven = Annotated[Spec | None, option("candidate", parser=_spec, metavar="SPEC")]  # a default elsewhere
 Oracle = Annotated[str, option("oracle")]
 Surfaces = Annotated[list[str] | None, option("surface", callback=_known_surfaces)]
 CasesRoot = Annotated[Path | None, typer.Option("--cases", help="The case corpus folder.")]

@@ -167,7 +167,7 @@ def test_update_writes_every_divergence_and_keeps_reviewed_reasons(tmp_path):
     assert entries["reward.parse::class-changed"].reason == "reviewed too"
     assert entries["reward.parse::new"].outcome == "crash" and entries["reward.parse::new"].classes == []
     assert entries["reward.parse::new"].reason.startswith("not yet reviewed")
-    assert "dropped reward.parse::now-passes" in proc.stdout
+    assert "pruned reward.parse::now-passes" in proc.stdout
 
 
 @pytest.mark.slow
@@ -253,8 +253,10 @@ def test_update_changes_a_hand_written_file_in_place(tmp_path):
     result = _update(report)
     assert result.exit_code == 0, result.output
     # Every comment stays but the dropped entry's own (beside it, and right above it); the keys keep their order
-    # in each entry, the entries theirs; alpha gets its new classes and gamma its outcome in place; the new
-    # entries come last, in id order, before the file's closing comment.
+    # in each entry, the entries theirs; alpha gets its new classes and gamma its outcome in place; each entry
+    # the run saw is stamped last seen on the report's date (its header's, 2026-01-01), the one of another
+    # surface is left as it was; the new entries come last, in id order, first and last seen on that date, before
+    # the file's closing comment.
     assert known.read_text() == """\
 # Known divergences of my-runner, reviewed by hand.
 # Keep the notes: they say why.
@@ -267,16 +269,19 @@ divergences:
     reason: zeta reviewed   # checked on 2026-01-02
     classes: [value]
     link: https://example.org/zeta
+    last_seen: 2026-01-01
 
   # its class changed: stays where it is
   - reason: alpha reviewed
     id: reward.parse::alpha
     # the classes follow the report
     classes: [type]    # was value
+    last_seen: 2026-01-01
   - id: reward.parse::gamma
     outcome: crash
     reason: gamma reviewed
     classes: []
+    last_seen: 2026-01-01
   # another surface, not run: kept
   - id: metric.compute::other
     classes: [ulp]
@@ -285,16 +290,21 @@ divergences:
     outcome: fail
     classes: [type]
     reason: 'not yet reviewed: type at $.reward: oracle 1.0 / candidate 2.0'
+    first_seen: 2026-01-01
+    last_seen: 2026-01-01
   - id: reward.parse::new
     outcome: crash
     classes: []
     reason: 'not yet reviewed: exited with status 1'
+    first_seen: 2026-01-01
+    last_seen: 2026-01-01
 # end of the list
 """
     assert result.output.splitlines() == [
         "added reward.parse::new", "added reward.parse::beta", "updated reward.parse::alpha",
-        "updated reward.parse::gamma", "dropped reward.parse::fixed",
-        f"{known}: 6 known divergence(s); 2 added, 2 updated, 2 kept, 1 dropped"]
+        "updated reward.parse::gamma", "pruned reward.parse::fixed",
+        f"{known}: 6 known divergence(s) on 2026-01-01; 4 kept, 3 stamped, 2 added, 2 updated, 1 pruned (fixed), "
+        "1 unobserved, 0 expired"]
 
 
 def test_a_second_update_from_the_same_report_changes_nothing(tmp_path):
@@ -321,7 +331,13 @@ def test_an_unchanged_entry_keeps_its_lines_however_long_or_folded(tmp_path):
          "mismatches": [_mismatch(cls)]} for name, cls in (("long", "value"), ("folded", "value"), ("changed", "ulp"))
     ], ["reward.parse"], str(known))
     assert _update(report).exit_code == 0
-    assert known.read_text() == text.replace("by hand too\n  classes: [value]", "by hand too\n  classes: [ulp]")
+    # Each entry the run saw gets its last_seen line, after its last key; no other line changes.
+    expected = text
+    for before, after in (("# beside it\n  classes: [value]\n", "# beside it\n  classes: [value]\n"),
+                          ("by hand\n  classes: [value]\n", "by hand\n  classes: [value]\n"),
+                          ("by hand too\n  classes: [value]\n", "by hand too\n  classes: [ulp]\n")):
+        expected = expected.replace(before, after + "  last_seen: 2026-01-01\n")
+    assert known.read_text() == expected
 
 
 @pytest.mark.slow
@@ -353,7 +369,8 @@ def test_a_new_file_gets_the_header_comment(tmp_path):
         "# Known divergences of this candidate from the oracle, by case id: `conformance certify\n"
         "# --expectations FILE` turns them into xfail. Refresh with `conformance expectations update`.\n"
         "candidate: cand\noracle: harbor==0.13.1\ndivergences:\n- id: reward.parse::new\n  outcome: crash\n"
-        "  classes: []\n  reason: 'not yet reviewed: exited with status 1'\n")
+        "  classes: []\n  reason: 'not yet reviewed: exited with status 1'\n  first_seen: 2026-01-01\n"
+        "  last_seen: 2026-01-01\n")
 
 
 # -- expectations check: what a pre-commit hook runs -------------------------------------------------------------

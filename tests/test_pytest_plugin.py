@@ -294,6 +294,28 @@ def test_listed_divergences_are_xfail_with_their_reason_and_a_conforming_listed_
     assert "reward.parse::no-such-case" in said and "both-json-null" not in said
 
 
+def test_an_expired_entry_no_longer_applies_and_is_named(pytester, tmp_path):
+    corpus = _copy(pytester, PRECEDENCE)
+    diverging = [r for r in _certified(corpus, tmp_path).records if r.signature is not None]
+    entries = [{"id": r.id, "outcome": str(r.signature.outcome), "classes": [c.value for c in r.signature.classes],
+                "reason": "reviewed"} for r in diverging]
+    expired, later = diverging[0].id, diverging[1:]
+    entries[0]["expires"] = "2000-01-31"  # long before any session
+    for entry in entries[1:]:
+        entry["expires"] = "2999-12-31"
+    known = pytester.path / "known.yaml"
+    known.write_text(yaml.safe_dump({"divergences": entries}))
+    report = tmp_path / "plugin.jsonl"
+    result = _run(pytester, "cases", "--conformance-expectations", str(known), "--conformance-report", str(report))
+    ran = _ran(result)
+    assert {ran[node] for node in _node_ids(PRECEDENCE, {expired})} == {"FAILED"}
+    assert {ran[node] for node in _node_ids(PRECEDENCE, {r.id for r in later})} <= {"XFAIL"}
+    said = next(line for line in result.outlines if "expired expectation" in line)
+    assert said.endswith(expired)
+    assert read(report).footer.expired_expectations == [expired]
+    assert result.ret == 1
+
+
 def _outcomes(path: Path) -> set[tuple[str, str]]:
     return {(record.id, str(record.outcome)) for record in read(path).records}
 

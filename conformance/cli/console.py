@@ -185,6 +185,9 @@ def print_verdict(candidate: str, tally: Tally, conforms: bool, path: Path) -> N
         counts.append(f"{len(tally.findings)} generated divergence(s)")
     if tally.stale_expectations:
         counts.append(f"{len(tally.stale_expectations)} stale expectation(s): {', '.join(tally.stale_expectations)}")
+    if tally.expired_expectations:
+        counts.append(f"{len(tally.expired_expectations)} expired expectation(s), their divergences counted as new: "
+                      f"{', '.join(tally.expired_expectations)}")
     if tally.protocol_errors:
         counts.append("protocol errors: "
                       + ", ".join(f"{n} {name}" for name, n in sorted(tally.protocol_errors.items())))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 from typing import Annotated
 
@@ -17,7 +18,8 @@ from conformance.corpus import cases as case_corpus
 from conformance.corpus.promote import promote as promote_findings
 from conformance.errors import UsageError
 from conformance.report import diff as report_diff
-from conformance.report.reader import ReportFile, read
+from conformance.report.model import Header
+from conformance.report.reader import Report, ReportFile, read
 from conformance.run import expectation_writing
 from conformance.run import expectations as expectation_files
 from conformance.site import build as build_site
@@ -111,6 +113,17 @@ def promote(report: Path, cases_root: opt.CasesRoot = None) -> None:
         out.print(f"{item.case_id} {where}", highlight=False)
 
 
+def _run_date(report: Path, data: Report) -> tuple[Header, date]:
+    """A report's header and the date of its run; UsageError when the report has neither."""
+    head = data.header
+    if head is None:
+        raise UsageError(f"{report}: the report has no header: the date of its run is unknown")
+    try:
+        return head, head.started_on
+    except ValueError:
+        raise UsageError(f"{report}:1: started_at {head.started_at!r} is no ISO date and time") from None
+
+
 def expectations_update(
     report: Annotated[Path, typer.Argument(help="The report whose divergences the file should list.")],
     file: Annotated[Path | None, typer.Option(
@@ -118,37 +131,54 @@ def expectations_update(
 ) -> None:
     """Write or refresh an expectation file from a report: every divergence listed, reasons kept.
 
-    An existing file is changed in place: its comments, and the order of its keys and entries, stay.
+    An existing file is changed in place: its comments, and the order of its keys and entries, stay. Each
+    entry the run saw gets last_seen = the run's date (its header's started_at); a new one first_seen too.
+    Entries of what the run did not cover (a surface not run) are kept untouched, as unobserved; those it
+    covered and did not see are pruned (fixed). expires and reasons are never changed.
     """
     data = read(report)
-    head = data.header
-    target = file or (Path(head.expectations) if head is not None and head.expectations else None)
+    head, on = _run_date(report, data)
+    target = file or (Path(head.expectations) if head.expectations else None)
     if target is None:
         raise UsageError("the report was run without --expectations: say which file to write with --file")
     previous = expectation_files.load(target) if target.is_file() else None
-    surfaces_run = set(head.surfaces if head is not None else []) or {r.surface for r in data.records}
+    coverage = expectation_files.Coverage.of_report(head, data.records, data.generated, data.footer is not None)
     document, changes = expectation_files.refreshed(
-        data.records, surfaces_run, previous, head.candidate.spec if head else None, head.oracle.spec if head else None)
+        data.records, coverage, on, previous, head.candidate.spec, head.oracle.spec)
     if previous is None:
         text = expectation_writing.dump(document)
     else:  # the file's comments and order are the user's: changed in place, not written anew
         text = expectation_writing.rewritten(target.read_text(encoding="utf-8"), previous, document)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
-    for kind, ids in changes.items():
-        for case_id in ids if kind != "kept" else []:
+    for kind, ids in (("added", changes.added), ("updated", changes.updated), ("pruned", changes.pruned),
+                      ("expired", changes.expired)):
+        for case_id in ids:
             out.print(f"{kind} {case_id}", highlight=False)
-    out.print(f"{target}: {len(document.divergences)} known divergence(s); "
-              + ", ".join(f"{len(ids)} {kind}" for kind, ids in changes.items()), highlight=False)
+    out.print(f"{target}: {len(document.divergences)} known divergence(s) on {on}; {len(changes.kept)} kept, "
+              f"{len(changes.stamped)} stamped, {len(changes.added)} added, {len(changes.updated)} updated, "
+              f"{len(changes.pruned)} pruned (fixed), {len(changes.unobserved)} unobserved, "
+              f"{len(changes.expired)} expired", highlight=False)
 
 
 def expectations_check(
     files: Annotated[list[Path], typer.Argument(help="The expectation files.", show_default=False)],
+    report: Annotated[Path | None, typer.Option(
+        "--report", "-r", help="Also say, by this report's run, which entries have expired and which it did not "
+                               "cover (unobserved).")] = None,
 ) -> None:
-    """Check expectation files (their keys and values, case ids, an id listed twice), say for a pre-commit hook.
+    """Check expectation files (their keys and values, case ids and dates, an id listed twice), say for a
+    pre-commit hook.
 
-    Prints each problem as FILE:LINE: PROBLEM; exit status 2 when there is any.
+    Prints each problem as FILE:LINE: PROBLEM; exit status 2 when there is any. With --report, each entry past
+    its expires date on the report's run date, and each the run did not cover, gets a line too (they are no
+    problem of the file: the exit status stays).
     """
+    run = None
+    if report is not None:
+        data = read(report)
+        head, on = _run_date(report, data)
+        run = on, expectation_files.Coverage.of_report(head, data.records, data.generated, data.footer is not None)
     broken = 0
     for path in files:
         document, problems = expectation_files.checked(path)
@@ -156,5 +186,18 @@ def expectations_check(
             out.print(problem, markup=False, highlight=False)
         if document is not None:
             out.print(f"{path}: {len(document.divergences)} known divergence(s)", markup=False, highlight=False)
+            if run is not None:
+                _print_by_run(path, document, *run)
         broken += document is None
     raise typer.Exit(2 if broken else 0)
+
+
+def _print_by_run(path: Path, document: expectation_files.ExpectationFile, on: date,
+                  coverage: expectation_files.Coverage) -> None:
+    lines = expectation_files.entry_lines(path)
+    for entry in document.divergences:
+        where = f"{path}:{lines.get(entry.id, 1)}: [{entry.id}]"
+        if entry.expired_on(on):
+            out.print(f"{where} expired on {entry.expires} (the run is of {on})", markup=False, highlight=False)
+        if not coverage.covers(entry.id):
+            out.print(f"{where} unobserved: the run did not cover it", markup=False, highlight=False)

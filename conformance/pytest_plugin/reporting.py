@@ -107,8 +107,12 @@ class Ledger:
                     stale.append(entry_id)
         return sorted(stale)
 
-    def write(self, settings: Settings, seed: int, parties: tuple[Party, Party], stale: list[str], finished: bool,
-              argv: list[str]) -> None:
+    def expired(self, expectations: Expectations) -> list[str]:
+        """Entries naming a case or finding of the run that no longer apply on its date."""
+        return expectations.expired(record.id for record in self._records())
+
+    def write(self, settings: Settings, seed: int, parties: tuple[Party, Party], stale: list[str],
+              expired: list[str], finished: bool, argv: list[str]) -> None:
         from conformance.report.writer import new_header
         from conformance.run.engine import ReportFile, Stream
         from conformance.run.events import ConnectionCounts, ExpectationsChecked, Outline, RunStarted, of_line
@@ -137,5 +141,5 @@ class Ledger:
         for line in self.lines:
             stream.emit(of_line(line))
         stream.emit(ConnectionCounts(batch_fallbacks=self.batch_fallbacks, cached_answers=self.cached_answers))
-        stream.emit(ExpectationsChecked(tuple(stale)))
+        stream.emit(ExpectationsChecked(tuple(stale), tuple(expired)))
         stream.finish(finished)

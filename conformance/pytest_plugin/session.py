@@ -59,11 +59,14 @@ class Conformance:
         self.parties: tuple[Party, Party] | None = None  # (oracle, candidate), as they started
         self.ledger: Ledger | None = None  # where the report is written: the lines of every item
         self.stale: list[str] = []  # expectation entries that named nothing they should have
+        self.expired: list[str] = []  # expectation entries naming a case of the run, past their date
         self.seed = self._seed()
 
     @classmethod
     def start(cls, config: pytest.Config) -> Conformance:
         """Everything checked, the connections started once (by the controller): pytest.UsageError if not."""
+        from datetime import UTC, datetime
+
         from conformance.errors import HarnessError
         from conformance.pytest_plugin.reporting import Ledger
         from conformance.run.expectations import Expectations
@@ -71,7 +74,9 @@ class Conformance:
         suite = cls(config, options.read(config))
         try:
             if suite.settings.run.expectations is not None:
-                suite.expectations = Expectations.from_file(suite.settings.run.expectations)
+                # Entries expire by the day the run started, as certify's do by its header's.
+                suite.expectations = Expectations.from_file(suite.settings.run.expectations,
+                                                            on=datetime.now(UTC).date())
         except HarnessError as e:
             raise _usage(e, "--conformance-expectations") from None
         run = suite.settings.run
@@ -219,8 +224,9 @@ class Conformance:
         self.ledger.add_output(self._output())
         finished = exitstatus != pytest.ExitCode.INTERRUPTED and not (session.shouldstop or session.shouldfail)
         self.stale = self.ledger.stale(self.expectations) if self.expectations is not None else []
+        self.expired = self.ledger.expired(self.expectations) if self.expectations is not None else []
         if self.writes_report:
-            self.ledger.write(self.settings, self.seed, self.parties, self.stale, finished,
+            self.ledger.write(self.settings, self.seed, self.parties, self.stale, self.expired, finished,
                               ["pytest", *self.config.invocation_params.args])
         if self.stale and session.exitstatus == pytest.ExitCode.OK:  # as certify: an out-of-date entry fails the run
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -241,6 +247,10 @@ class Conformance:
             terminalreporter.write_line(f"harbor-conformance: {len(self.stale)} stale expectation(s) in "
                                         f"{self.expectations.path}, naming nothing this run found: "
                                         f"{', '.join(self.stale)}", red=True)
+        if self.expired and self.expectations is not None:
+            terminalreporter.write_line(f"harbor-conformance: {len(self.expired)} expired expectation(s) in "
+                                        f"{self.expectations.path}, their divergences counted as new: "
+                                        f"{', '.join(self.expired)}", red=True)
         if self.writes_report:
             terminalreporter.write_line(f"harbor-conformance: report written to {self.settings.report}")
 

@@ -118,6 +118,10 @@ def summary(report: Summarised, *, limit: int = 50) -> str:
     if tally.stale_expectations:
         lines += ["### Stale expectations", "", "Entries naming no case of the run:", ""]
         lines += [f"- `{i}`" for i in tally.stale_expectations] + [""]
+    if tally.expired_expectations:
+        lines += ["### Expired expectations", "",
+                  "Entries past their `expires` date, their divergences counted as new:", ""]
+        lines += [f"- `{i}`" for i in tally.expired_expectations] + [""]
     for error in tally.generator_errors:
         lines += [f"> generator error: {_cell(error)}", ""]
     return "\n".join(lines)
@@ -149,6 +153,9 @@ def changes(report: Report, *, baseline: str, release: str,
     if tally.stale_expectations:
         lines += ["Expectation entries naming no case of the run (stale): "
                   + ", ".join(f"`{i}`" for i in tally.stale_expectations), ""]
+    if tally.expired_expectations:
+        lines += ["Expectation entries past their `expires` date (their changes counted as not listed): "
+                  + ", ".join(f"`{i}`" for i in tally.expired_expectations), ""]
     xpassed = [r for r in report.records if r.outcome is Outcome.XPASS]
     if xpassed:
         lines += ["Listed as changed but now agreeing (out-of-date entries): "

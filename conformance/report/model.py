@@ -15,6 +15,7 @@ import dataclasses
 import json
 import re
 from dataclasses import dataclass
+from datetime import date, datetime
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator, model_validator
@@ -166,6 +167,12 @@ class Header(_Line):
     python: str
     argv: list[str]
     started_at: str
+
+    @property
+    def started_on(self) -> date:
+        """The run's date: the day (UTC, as written) it started. ValueError for a ``started_at`` that is no
+        ISO date and time."""
+        return datetime.fromisoformat(self.started_at).date()
 
 
 # -- case lines --------------------------------------------------------------
@@ -456,6 +463,9 @@ class Footer(_Line):
     findings: int = 0
     expected_findings: int = 0
     stale_expectations: list[str] = Field(default_factory=list)
+    expired_expectations: list[str] = Field(default_factory=list, description=(
+        "Expectation entries past their `expires` date on the run's date, naming a case of the run: their "
+        "divergences counted as new."))
     protocol_errors: dict[ProtocolError, int] = Field(default_factory=dict)
     candidate_problems: list[str] = Field(default_factory=list)
     batch_fallbacks: int = 0

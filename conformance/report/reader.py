@@ -143,8 +143,10 @@ class Summarised:
         if self.footer is not None:
             # What only the footer tells: read from it, as a run's events told it (into a copy: asked again, the
             # tally is the same).
-            tally = dataclasses.replace(tally, stale_expectations=[], batch_fallbacks=0, cached_answers=0)
+            tally = dataclasses.replace(tally, stale_expectations=[], expired_expectations=[], batch_fallbacks=0,
+                                        cached_answers=0)
             tally.add_stale_expectations(self.footer.stale_expectations)
+            tally.add_expired_expectations(self.footer.expired_expectations)
             tally.add_counts(batch_fallbacks=self.footer.batch_fallbacks, cached_answers=self.footer.cached_answers)
         return tally
 

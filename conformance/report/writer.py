@@ -80,6 +80,7 @@ class Tally:
     findings: list[str] = field(default_factory=list)  # ids of generated inputs that diverged
     expected_findings: list[str] = field(default_factory=list)  # ... as the expectation file lists them
     stale_expectations: list[str] = field(default_factory=list)  # entries naming no case of the run
+    expired_expectations: list[str] = field(default_factory=list)  # entries past their date: no longer applied
     protocol_errors: Counter[ProtocolError] = field(default_factory=Counter)  # by name, over cases and findings
     candidate_problems: list[CandidateLine] = field(default_factory=list)  # a failed start or stop
     batch_fallbacks: int = 0  # batches that failed as a whole and were asked again one request at a time
@@ -115,6 +116,10 @@ class Tally:
     def add_stale_expectations(self, entries: Iterable[str]) -> None:
         """Expectation-file entries that named nothing the run should have found."""
         self.stale_expectations.extend(entries)
+
+    def add_expired_expectations(self, entries: Iterable[str]) -> None:
+        """Expectation-file entries that named a case of the run but had expired by its date."""
+        self.expired_expectations.extend(entries)
 
     @property
     def generated_skips(self) -> int:
@@ -163,6 +168,7 @@ class Tally:
             findings=len(self.findings),
             expected_findings=len(self.expected_findings),
             stale_expectations=self.stale_expectations,
+            expired_expectations=self.expired_expectations,
             protocol_errors=dict(sorted(self.protocol_errors.items())),
             candidate_problems=[f"{p.stage}: {p.outcome}" for p in self.candidate_problems],
             batch_fallbacks=self.batch_fallbacks,

@@ -137,8 +137,9 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
             profile=plan.profile.name), tuple(plan.resumed.kept)))
         if start_problem is not None:
             stream.emit(CandidateFailed(start_problem))
-        engine = Engine(candidate, oracle, stream, policy=plan.nan_policy, expectations=plan.expectations,
-                        database=database)
+        # Entries expire by the run's date, the day its header says it started.
+        known = plan.expectations.dated(header.started_on) if plan.expectations is not None else None
+        engine = Engine(candidate, oracle, stream, policy=plan.nan_policy, expectations=known, database=database)
         records = [line for line in plan.resumed.kept if isinstance(line, CaseLine)]
         records += engine.cases(to_run)
         for name in plan.generators:
@@ -146,8 +147,9 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
                 findings, _ = engine.generate(name, profile=plan.profile, seed=plan.seed, budget=plan.budget_for(name),
                                               first_only=options.first_finding)
                 records += findings
-        if plan.expectations is not None:
-            stream.emit(ExpectationsChecked(tuple(plan.expectations.stale(plan.in_scope()))))
+        if known is not None:
+            stream.emit(ExpectationsChecked(tuple(known.stale(plan.coverage())),
+                                            tuple(known.expired(r.id for r in records))))
         finished = True
     assert stream.footer is not None  # a run that gets here finished
     return Run(stream.footer, records, stream.tally, implementation, oracle.spec)

@@ -71,8 +71,9 @@ def counted(tally: Tally, event: Event) -> None:
             tally.add_candidate_problem(problem)
         case ConnectionCounts(batch_fallbacks=fallbacks, cached_answers=cached):
             tally.add_counts(batch_fallbacks=fallbacks, cached_answers=cached)
-        case ExpectationsChecked(stale=stale):
+        case ExpectationsChecked(stale=stale, expired=expired):
             tally.add_stale_expectations(stale)
+            tally.add_expired_expectations(expired)
 
 
 class Stream:

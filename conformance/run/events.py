@@ -16,7 +16,7 @@ totals follow from what happened and from nothing else.
     FindingFound        a generator's shrunk divergence, as a line (an expectation file applied)
     SurfaceFinished     a surface's generator ended (its ``generated`` line)
     ConnectionCounts    what the connections counted: batches asked again one by one, answers from the cache
-    ExpectationsChecked the expectation file's entries that named nothing the run found
+    ExpectationsChecked the expectation file's entries that named nothing the run found, and those expired
     RunFinished         the run is over, however it ended: its footer, or None when it was cut short
 """
 
@@ -94,6 +94,7 @@ class ConnectionCounts:
 @dataclass(frozen=True)
 class ExpectationsChecked:
     stale: tuple[str, ...]  # entries naming nothing the run should have found
+    expired: tuple[str, ...] = ()  # entries naming a case of the run, past their date: no longer applied
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from ruamel.yaml.tokens import CommentToken
 from ruamel.yaml.util import load_yaml_guess_indent
 
 from conformance.core.outcomes import Outcome
-from conformance.run.expectations import ExpectationError, ExpectationFile, KnownDivergence
+from conformance.run.expectations import DATES, ExpectationError, ExpectationFile, KnownDivergence
 
 HEADER = ("# Known divergences of this candidate from the oracle, by case id: `conformance certify\n"
           "# --expectations FILE` turns them into xfail. Refresh with `conformance expectations update`.\n")
@@ -29,11 +29,12 @@ WIDTH = 110  # where long reasons are folded, in a new file and a rewritten one 
 
 
 def _entry_data(entry: KnownDivergence) -> dict[str, object]:
-    """An entry as it is written: no ``classes`` key for a fail without any."""
+    """An entry as it is written: no ``classes`` key for a fail without any; dates as dates (a date as text
+    would be written quoted)."""
     data = entry.model_dump(mode="json", exclude_none=True)
     if data.get("outcome") == "fail" and data.get("classes") == []:
         data.pop("classes")
-    return data
+    return {key: getattr(entry, key) if key in DATES else value for key, value in data.items()}
 
 
 def dump(document: ExpectationFile) -> str:
@@ -48,7 +49,11 @@ def _body(document: ExpectationFile) -> str:
 
 
 class _Dumper(yaml.SafeDumper):
-    """Lists of plain strings (mismatch classes) on one line."""
+    """Lists of plain strings (mismatch classes) on one line; no anchors (an entry's two equal dates are one
+    object, and ``first_seen: &id001 ...`` is no way to write a date)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
 
 
 _Dumper.add_representer(list, lambda dumper, value: dumper.represent_sequence(
@@ -60,7 +65,7 @@ def rewritten(text: str, previous: ExpectationFile, document: ExpectationFile) -
 
     Written back in ruamel.yaml's round-trip mode, so that the comments and
     the order of keys and entries stay: an entry still listed gets its new
-    ``outcome`` and ``classes`` in place, a dropped one goes with its own
+    ``outcome``, ``classes`` and dates in place, a dropped one goes with its own
     comments (those beside and inside it, and the comment lines right above
     it that no blank line separates from it), and new entries go at the end.
     """
@@ -91,6 +96,7 @@ def _round_trip(text: str) -> YAML:
     round_trip = YAML()
     round_trip.preserve_quotes = True
     round_trip.width = WIDTH
+    round_trip.representer.ignore_aliases = lambda data: True  # as _Dumper: no anchors on shared dates
     if indent is not None:
         round_trip.indent(mapping=indent - (dash or 0), sequence=indent, offset=dash or 0)
     return round_trip
@@ -196,6 +202,11 @@ def _update(entry: CommentedMap, old: KnownDivergence, new: KnownDivergence) -> 
         else:
             classes.fa.set_flow_style()
         _set(entry, "classes", classes, after="outcome" if "outcome" in entry else "id")
+    for index, key in enumerate(DATES):
+        if getattr(old, key) != getattr(new, key):
+            # A new date goes right after the date before it (last_seen after first_seen), or last.
+            before = [k for k in DATES[:index] if k in entry]
+            _set(entry, key, getattr(new, key), after=before[-1] if before else list(entry)[-1])
 
 
 def _set(entry: CommentedMap, key: str, value: object, after: str) -> None:

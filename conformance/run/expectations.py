@@ -11,12 +11,23 @@ and a link:
         classes: [type]
         reason: harbor 0.14 keeps a JSON boolean as a bool
         link: https://example.org/changelog#0.14
+        first_seen: 2026-01-05
+        last_seen: 2026-03-02
+        expires: 2026-06-30
 
 Applied to a run, a listed divergence seen as listed becomes ``xfail``; a
 listed case that conforms becomes ``xpass`` (the entry is out of date); a
 listed case that diverges some other way stays a ``fail`` (or whatever it
 was) with the listed signature in its detail; and an entry naming no case of
-the run is reported as stale. The last three fail the run.
+the run is reported as stale. The last three fail the run. An entry whose
+``expires`` date is before the run's date no longer applies: its case keeps
+the outcome it has, and the run names the entry as expired.
+
+A run's date is the day (UTC) of its header's ``started_at``. ``first_seen``
+and ``last_seen`` are the dates of the first and the latest run that saw the
+divergence, stamped by ``expectations update``; the file is a baseline with
+its history. An entry only speaks for the runs that cover it (``Coverage``):
+one of a surface a run did not take is unobserved, neither stale nor fixed.
 
 ``checked`` lists a file's problems by line (``expectations check``);
 ``refreshed`` is what a report calls for (``expectations update``), written
@@ -25,20 +36,37 @@ by ``conformance.run.expectation_writing``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import dataclasses
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from conformance.core.compare import MismatchClass
 from conformance.core.outcomes import DIVERGING, Outcome
 from conformance.corpus.cases import ID_PATTERN
 from conformance.errors import ConfigurationError
-from conformance.report.model import CaseLine, ExpectedDivergence, Signature, describe
+from conformance.report.model import CaseLine, ExpectedDivergence, GeneratedLine, Header, Signature, describe
+from conformance.run.shards import Shard
 
 SIGNATURE_OUTCOMES = tuple(sorted(DIVERGING))
+ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+DATES = ("first_seen", "last_seen", "expires")
+
+
+class _Loader(yaml.SafeLoader):
+    """Safe YAML that reads a date as the text it is: the model checks it, per entry and line, where PyYAML's
+    own date reading would fail on ``2026-13-01`` with no line at all."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 
 
 class KnownDivergence(BaseModel):
@@ -49,6 +77,32 @@ class KnownDivergence(BaseModel):
     classes: list[str] = Field(default_factory=list, description="With outcome fail: its set of mismatch classes.")
     reason: str = Field(min_length=1, description="Why the candidate differs from the oracle here.")
     link: str | None = Field(default=None, description="Where the difference is explained (changelog, issue).")
+    first_seen: date | None = Field(default=None, description=(
+        "The date (YYYY-MM-DD) of the first run that saw the divergence; `expectations update` writes it."))
+    last_seen: date | None = Field(default=None, description=(
+        "The date (YYYY-MM-DD) of the latest run that saw the divergence; `expectations update` stamps it."))
+    expires: date | None = Field(default=None, description=(
+        "A date (YYYY-MM-DD) after which the entry no longer applies: a run dated later counts the divergence as "
+        "new and names the entry as expired. Written by hand, never by `expectations update`."))
+
+    @field_validator(*DATES, mode="before")
+    @classmethod
+    def _iso_date(cls, value: Any) -> Any:
+        # Pydantic alone would also take a number of seconds, or a date and time: neither is a day someone wrote.
+        if isinstance(value, date) or value is None:
+            return value
+        if not isinstance(value, str) or not ISO_DATE.fullmatch(value):
+            raise ValueError(f"a date is written YYYY-MM-DD, got {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _dates_in_order(self) -> KnownDivergence:
+        if self.first_seen is not None:
+            for name in ("last_seen", "expires"):
+                later = getattr(self, name)
+                if later is not None and later < self.first_seen:
+                    raise ValueError(f"{name} {later} is before first_seen {self.first_seen}")
+        return self
 
     @field_validator("outcome")
     @classmethod
@@ -74,6 +128,10 @@ class KnownDivergence(BaseModel):
     def signature(self) -> Signature:
         return Signature(self.outcome, tuple(MismatchClass(c) for c in self.classes))
 
+    def expired_on(self, day: date) -> bool:
+        """Whether the entry no longer applies to a run of ``day``: it applies up to its ``expires`` date."""
+        return self.expires is not None and day > self.expires
+
 
 class ExpectationFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -90,8 +148,8 @@ def checked(path: Path) -> tuple[ExpectationFile | None, list[str]]:
     """The file's contents, or each of its problems as ``file:line: problem`` (the file, when there are none)."""
     try:
         text = path.read_text(encoding="utf-8")
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        root = yaml.compose(text, Loader=_Loader)
+        data = yaml.load(text, Loader=_Loader)  # safe: a SafeLoader, dates left as text
     except (OSError, UnicodeDecodeError) as e:
         return None, [f"{path}: cannot read: {e}"]
     except yaml.YAMLError as e:
@@ -174,17 +232,70 @@ def _entry_lines(root: yaml.Node | None) -> list[tuple[int, str | None]]:
     return []
 
 
+def entry_lines(path: Path) -> dict[str, int]:
+    """The line of each entry of a file ``checked`` found sound, by id."""
+    root = yaml.compose(path.read_text(encoding="utf-8"), Loader=_Loader)
+    return {entry_id: line for line, entry_id in _entry_lines(root) if entry_id is not None}
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Which entries a run speaks for: a generated input's id when its surface's generator ran; a case id when
+    cases of its surface ran, it matches the --case globs, if any, and it falls to the run's shard, if any.
+
+    Within it, an entry that names nothing the run saw is stale (the run fails) or fixed (``expectations update``
+    prunes it); outside it, the entry is unobserved, and kept as it is.
+    """
+
+    case_surfaces: frozenset[str]
+    generators: frozenset[str]
+    case_globs: tuple[str, ...] = ()
+    shard: Shard | None = None
+    only: frozenset[str] | None = None  # a run cut short speaks only for the ids it got to
+
+    def covers(self, entry_id: str) -> bool:
+        if self.only is not None and entry_id not in self.only:
+            return False
+        surface, _, slug = entry_id.partition("::")
+        if slug.startswith("gen-"):
+            return surface in self.generators
+        patterns = [re.compile(re.escape(glob).replace(r"\*", ".*")) for glob in self.case_globs]
+        return (surface in self.case_surfaces and (not patterns or any(p.fullmatch(entry_id) for p in patterns))
+                and (self.shard is None or self.shard.takes(entry_id)))
+
+    @classmethod
+    def of_report(cls, header: Header, records: Iterable[CaseLine], generated: Iterable[GeneratedLine],
+                  finished: bool) -> Coverage:
+        """What a report's run covered: the surfaces of its header whose cases it ran (or whose generator)."""
+        records = list(records)
+        ran = {r.surface for r in records if not r.generated}
+        return cls(
+            case_surfaces=frozenset(s for s in header.surfaces if s in ran),
+            generators=frozenset(g.surface for g in generated if g.surface in header.surfaces),
+            case_globs=tuple(header.case_globs or ()),
+            shard=Shard(header.shard.index, header.shard.count) if header.shard else None,
+            only=None if finished else frozenset(r.id for r in records))
+
+
 @dataclass
 class Expectations:
-    """A loaded file applied to the records of one run."""
+    """A loaded file applied to the records of one run, on the run's date (``on``: entries expire by it)."""
 
     path: Path
     entries: dict[str, KnownDivergence]
+    on: date | None = None
     seen: set[str] = field(default_factory=set)
 
     @classmethod
-    def from_file(cls, path: Path) -> Expectations:
-        return cls(path, {e.id: e for e in load(path).divergences})
+    def from_file(cls, path: Path, on: date | None = None) -> Expectations:
+        return cls(path, {e.id: e for e in load(path).divergences}, on)
+
+    def dated(self, on: date) -> Expectations:
+        """The file as it applies to a run of ``on`` (nothing applied yet)."""
+        return dataclasses.replace(self, on=on, seen=set())
+
+    def _applies(self, entry: KnownDivergence) -> bool:
+        return self.on is None or not entry.expired_on(self.on)
 
     def apply(self, record: CaseLine) -> CaseLine:
         """The record as the file has it: a new line where an entry names it (the record itself otherwise)."""
@@ -193,6 +304,11 @@ class Expectations:
             return record
         self.seen.add(record.id)
         got = record.signature
+        if not self._applies(entry):
+            if got is None:
+                return record
+            note = f"known divergence in {self.path.name} expired on {entry.expires}: it counts as new"
+            return record.amended(detail=f"{note}\n{record.detail}" if record.detail else note)
         if got is None:
             return record.amended(
                 outcome=Outcome.XPASS,
@@ -204,23 +320,49 @@ class Expectations:
         note = f"known divergence in {self.path.name} is {describe(entry.signature)}, this one is {describe(got)}"
         return record.amended(detail=f"{note}\n{record.detail}" if record.detail else note)
 
-    def stale(self, in_scope: Callable[[str], bool]) -> list[str]:
-        """Entries within the run's scope that named no case of it."""
-        return sorted(i for i in self.entries if i not in self.seen and in_scope(i))
+    def stale(self, coverage: Coverage) -> list[str]:
+        """Entries within the run's coverage that named no case of it."""
+        return sorted(i for i in self.entries if i not in self.seen and coverage.covers(i))
+
+    def expired(self, ids: Iterable[str]) -> list[str]:
+        """The entries naming one of ``ids`` (the run's cases and findings) that no longer apply on its date."""
+        return sorted({i for i in ids if i in self.entries and not self._applies(self.entries[i])})
 
 
-def refreshed(records: Iterable[CaseLine], surfaces_run: set[str], previous: ExpectationFile | None,
-              candidate: str | None, oracle: str | None) -> tuple[ExpectationFile, dict[str, list[str]]]:
-    """The expectation file a report calls for, and what changed: added, updated, kept, dropped ids.
+@dataclass
+class Refresh:
+    """What ``refreshed`` did to each entry, by id. ``kept`` are the file's entries that stay: those the run saw
+    (``stamped``, some ``updated`` to the divergence seen) and those it did not cover (``unobserved``);
+    ``pruned`` are those it covered and did not see (fixed); ``expired`` those of the new file that no longer
+    apply on the run's date."""
+
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    stamped: list[str] = field(default_factory=list)
+    unobserved: list[str] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+    expired: list[str] = field(default_factory=list)
+
+    @property
+    def kept(self) -> list[str]:
+        return sorted(self.stamped + self.unobserved)
+
+
+def refreshed(records: Iterable[CaseLine], coverage: Coverage, on: date, previous: ExpectationFile | None,
+              candidate: str | None, oracle: str | None) -> tuple[ExpectationFile, Refresh]:
+    """The expectation file a report of a run of ``on`` calls for, and what changed.
 
     Every divergence of the report is listed; an entry already in ``previous``
-    keeps its reason and link. Entries of surfaces the report did not run are
-    kept as they are; the others are dropped when the report shows no
-    divergence for them.
+    keeps its reason, link, ``first_seen`` and ``expires``, and its
+    ``last_seen`` becomes the run's date (never an earlier one: an older
+    report does not take it back). A new one is first and last seen on the
+    run's date. Entries the run does not cover are kept as they are
+    (unobserved); the others are pruned when the report shows no divergence
+    for them.
     """
     old = {e.id: e for e in (previous.divergences if previous else [])}
     entries: dict[str, KnownDivergence] = {}
-    changes: dict[str, list[str]] = {"added": [], "updated": [], "kept": [], "dropped": []}
+    changes = Refresh()
     for record in records:
         sig = record.signature
         if sig is None:
@@ -229,18 +371,24 @@ def refreshed(records: Iterable[CaseLine], surfaces_run: set[str], previous: Exp
         before = old.get(record.id)
         if before is None:
             reason = "not yet reviewed: " + record.first_difference()[:300]
-            entries[record.id] = KnownDivergence(id=record.id, outcome=sig.outcome, classes=classes, reason=reason)
-            changes["added"].append(record.id)
+            entries[record.id] = KnownDivergence(id=record.id, outcome=sig.outcome, classes=classes, reason=reason,
+                                                 first_seen=on, last_seen=on)
+            changes.added.append(record.id)
         else:
-            entries[record.id] = before.model_copy(update={"outcome": sig.outcome, "classes": classes})
-            changes["kept" if before.signature == sig else "updated"].append(record.id)
+            last_seen = max(on, before.last_seen) if before.last_seen else on
+            entries[record.id] = before.model_copy(update={"outcome": sig.outcome, "classes": classes,
+                                                           "last_seen": last_seen})
+            changes.stamped.append(record.id)
+            if before.signature != sig:
+                changes.updated.append(record.id)
     for entry_id, entry in old.items():
         if entry_id in entries:
             continue
-        if entry.surface in surfaces_run:
-            changes["dropped"].append(entry_id)
+        if coverage.covers(entry_id):
+            changes.pruned.append(entry_id)
         else:
             entries[entry_id] = entry
-            changes["kept"].append(entry_id)
+            changes.unobserved.append(entry_id)
     ordered = [entries[i] for i in sorted(entries)]
+    changes.expired = [e.id for e in ordered if e.expired_on(on)]
     return ExpectationFile(candidate=candidate, oracle=oracle, divergences=ordered), changes

@@ -11,7 +11,6 @@ that scope. :mod:`conformance.run.certification` carries the plan out.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from conformance.errors import OptionError, UsageError
 from conformance.report.model import CaseLine, Header, Party, ShardInfo
 from conformance.report.writer import new_header
 from conformance.run import generate as generation
-from conformance.run.expectations import ExpectationError, Expectations
+from conformance.run.expectations import Coverage, ExpectationError, Expectations
 from conformance.run.flags import FLAGS
 from conformance.run.resume import Resumed, resumable, within
 from conformance.run.runner import RECORDED
@@ -187,26 +186,12 @@ class Plan:
             case_globs=self.options.case_globs or None,
         )
 
-    def in_scope(self) -> Callable[[str], bool]:
-        """Whether an expectation entry should have named something this run ran.
-
-        A generated input's id belongs to the run when its surface was generated;
-        a case id when its surface ran, it matches the --case globs, if any, and
-        it falls to this run's shard, if any (an id there that names no case is a
-        typo or a removed case).
-        """
-        case_surfaces = {i.case.surface for i in self.cases}
-        patterns = [re.compile(re.escape(glob).replace(r"\*", ".*")) for glob in self.options.case_globs or []]
-        shard, generators = self.options.shard, set(self.generators)
-
-        def in_scope(entry_id: str) -> bool:
-            surface, _, slug = entry_id.partition("::")
-            if slug.startswith("gen-"):
-                return surface in generators
-            return (surface in case_surfaces and (not patterns or any(p.fullmatch(entry_id) for p in patterns))
-                    and (shard is None or shard.takes(entry_id)))
-
-        return in_scope
+    def coverage(self) -> Coverage:
+        """Which expectation entries should have named something this run ran (an id there that names no case
+        is a typo or a removed case)."""
+        return Coverage(case_surfaces=frozenset(i.case.surface for i in self.cases),
+                        generators=frozenset(self.generators), case_globs=tuple(self.options.case_globs or ()),
+                        shard=self.options.shard)
 
 
 def load_corpus(root: Path) -> list[case_corpus.LoadedCase]:

@@ -205,6 +205,8 @@ def _merged(parts: list[tuple[str, Report, tuple[Header, ShardInfo]]], count: in
             tally.add(record)
         tally.add_generated(line)
     tally.add_stale_expectations(_stale([report for _, report, _ in parts]))
+    tally.add_expired_expectations(sorted({e for _, report, _ in parts if report.footer is not None
+                                           for e in report.footer.expired_expectations}))
     tally.add_counts(cached_answers=sum(report.footer.cached_answers for _, report, _ in parts
                                         if report.footer is not None))
     first = parts[0][2][0]

@@ -64,6 +64,28 @@ counted = reference.derive("counted-reference", **{SURFACE: _counted_right})
 wrong_two_ways = reference.derive("wrong-two-ways", **{SURFACE: _wrong_again_and_otherwise})
 
 
+def _empty_by_strip_at_first(limit: int):
+    """Wrong as ``tests.wrong_candidates:empty_by_strip`` is on an input's first ``limit`` askings, right after."""
+    from tests import wrong_candidates
+
+    def answer(value: Any) -> Any:
+        return wrong_candidates._strip_empty(value) if _asked(value) <= limit else _right(value)
+
+    return answer
+
+
+def _empty_by_strip_on_odd_askings(value: Any) -> Any:
+    from tests import wrong_candidates
+
+    return wrong_candidates._strip_empty(value) if _asked(value) % 2 else _right(value)
+
+
+# One bug of tests.wrong_candidates, but only on some askings: alternating (each run of an input is flaky in
+# itself), and settling (the same wrong answer twice, in the first run; right in every later one).
+alternating_strip = reference.derive("flaky-empty-by-strip", **{SURFACE: _empty_by_strip_on_odd_askings})
+settling_strip = reference.derive("settling-empty-by-strip", **{SURFACE: _empty_by_strip_at_first(2)})
+
+
 class ErroredFirst:
     """Answers ``errored`` the first time it is asked an input, and as the reference does after that."""
 

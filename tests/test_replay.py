@@ -21,7 +21,7 @@ from conformance.report.reader import ReportError, read
 from conformance.report.writer import dumps
 from conformance.run import replay as replaying
 from conformance.run.examples import open_database, save_finding, stored_findings
-from tests import flaky_candidate, wrong_candidates
+from tests import flaky_candidates, wrong_candidates
 from tests.report_lines import footer_line, header_line
 
 WRONG = "tests.wrong_candidates:empty_by_strip"
@@ -80,21 +80,34 @@ def test_the_same_wrong_candidate_is_still_failing_and_the_table_says_how(wrong_
         assert "FAILING" in row and "fail, fail, fail" in row and f"{CLASS} at $" in row
 
 
-def test_a_nondeterministic_candidate_is_flaky(wrong_report, tmp_path):
-    flaky_candidate.CALLS.clear()
-    code, data, output = _verdicts(tmp_path, str(wrong_report), "-c", "tests.flaky_candidate:candidate")
+def test_a_candidate_answering_two_ways_in_each_run_is_flaky(wrong_report, tmp_path):
+    flaky_candidates.ASKED.clear()
+    code, data, output = _verdicts(tmp_path, str(wrong_report), "-c", "tests.flaky_candidates:alternating_strip")
     assert code == 1, output
     assert {f["verdict"] for f in data["findings"]} == {"flaky"}
-    assert all([run["outcome"] for run in f["runs"]] == ["fail", "pass", "fail"] for f in data["findings"])
+    # each run asks an input twice (it diverged): wrong, then right
+    assert all([run["outcome"] for run in f["runs"]] == ["flaky"] * 3 for f in data["findings"])
+    for finding in data["findings"]:
+        row = next(text for text in output.splitlines() if finding["id"] in text)
+        assert "FLAKY" in row and "flaky, flaky, flaky" in row
+
+
+def test_a_candidate_wrong_in_one_run_and_right_in_the_others_is_flaky(wrong_report, tmp_path):
+    flaky_candidates.ASKED.clear()
+    code, data, output = _verdicts(tmp_path, str(wrong_report), "-c", "tests.flaky_candidates:settling_strip")
+    assert code == 1, output
+    assert {f["verdict"] for f in data["findings"]} == {"flaky"}
+    assert all([run["outcome"] for run in f["runs"]] == ["fail", "pass", "pass"] for f in data["findings"])
     for finding in data["findings"]:  # the table shows the last diverging run's first difference
         row = next(text for text in output.splitlines() if finding["id"] in text)
-        assert "FLAKY" in row and "fail, pass, fail" in row and f"{CLASS} at $" in row
+        assert "FLAKY" in row and "fail, pass, pass" in row and f"{CLASS} at $" in row
 
 
 def test_the_number_of_runs_is_an_option(wrong_report, tmp_path):
-    flaky_candidate.CALLS.clear()
-    code, data, _ = _verdicts(tmp_path, str(wrong_report), "-c", "tests.flaky_candidate:candidate", "--runs", "1")
-    assert code == 1 and {f["verdict"] for f in data["findings"]} == {"failing"}  # one run cannot show flakiness
+    flaky_candidates.ASKED.clear()
+    code, data, _ = _verdicts(tmp_path, str(wrong_report), "-c", "tests.flaky_candidates:settling_strip",
+                              "--runs", "1")
+    assert code == 1 and {f["verdict"] for f in data["findings"]} == {"failing"}  # wrong twice in its one run
     code, data, _ = _verdicts(tmp_path, str(wrong_report), "-c", "reference", "--runs", "5")
     assert code == 0 and all(len(f["runs"]) == 5 for f in data["findings"])
     assert _cli(str(wrong_report), "--runs", "0").exit_code == 2

@@ -271,7 +271,9 @@ def _judged(finding: Finding, records: list[CaseLine]) -> Replayed:
     if unrun is not None:
         return Replayed(verdict=Verdict.ERROR, reason=unrun.first_difference(), **made)
     clean = sum(run.outcome is Outcome.PASS for run in runs)
-    verdict = Verdict.FIXED if clean == len(runs) else Verdict.FAILING if clean == 0 else Verdict.FLAKY
+    # A run's own flaky outcome (two answers to the input within it) is a mixed result too.
+    mixed = clean > 0 or any(run.outcome is Outcome.FLAKY for run in runs)
+    verdict = Verdict.FIXED if clean == len(runs) else Verdict.FLAKY if mixed else Verdict.FAILING
     return Replayed(verdict=verdict, **made)
 
 

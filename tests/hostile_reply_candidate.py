@@ -68,6 +68,10 @@ def start_attack(name: str, started: dict) -> str:
     if name == "deep-scope":
         started["implementation"]["scope"] = {"reward.parse": {"x": [None]}}
         return json.dumps(started).replace("null", "[" * 900 + "]" * 900)
+    if name == "path-name":  # a name and version that would be a path, a terminal's escape sequence, and long
+        started["implementation"]["name"] = "../../\x1b[2J/etc/passwd\\..\\" + "n" * 5000
+        started["implementation"]["version"] = "../1.0\n"
+        return json.dumps(started)
     if name == "huge-protocol":
         return json.dumps(started).replace('"protocol": 1', '"protocol": 1' + "0" * 100_000, 1)
     raise SystemExit(f"unknown start attack {name!r}")

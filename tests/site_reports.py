@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from conformance.connection.protocol import Implementation
 from conformance.core.compare import Mismatch, MismatchClass
 from conformance.core.outcomes import Outcome
 from conformance.corpus import cases
@@ -43,12 +44,18 @@ PASSING = ["reward.parse::txt-utf16-as-powershell-writes", "reward.parse::json-u
            "multi_step.reward::abort-after-first-step"]
 
 
+def implementation(name: str, version: str, language: str = "rust") -> Implementation:
+    """What a candidate's handshake says of it."""
+    return Implementation(name=name, version=version, language=language, surfaces=["reward.parse"])
+
+
 def header(candidate: str, oracle: str = "recorded", *, surfaces: list[str], started_at: str,
-           **fields: Any) -> Header:
+           named: Implementation | None = None, **fields: Any) -> Header:
+    """A header; ``named``: the candidate's handshake (None: a candidate that never started)."""
     return Header(suite="harbor-conformance", suite_version="0.1.0", protocol=1, comparator="1.1",
-                  nan_policy="any-nan-equal", oracle=Party(spec=oracle), candidate=Party(spec=candidate),
-                  surfaces=surfaces, cases_root=str(REPO / "cases"), python="3.11", argv=[], started_at=started_at,
-                  **fields)
+                  nan_policy="any-nan-equal", oracle=Party(spec=oracle),
+                  candidate=Party(spec=candidate, implementation=named), surfaces=surfaces,
+                  cases_root=str(REPO / "cases"), python="3.11", argv=[], started_at=started_at, **fields)
 
 
 def footer(lines: Sequence[CaseLine], conforms: bool) -> Footer:
@@ -114,7 +121,8 @@ def gate_report(path: Path, known: dict[str, cases.LoadedCase] | None = None) ->
 
 
 # A candidate whose every text tries to become markup: its output, the input it was given, a detail, a mismatch's
-# side, its spec, a surface's name, a start time; and a gate report whose expectation entry links to a script.
+# side, its spec, its name, version and language, a surface's name, a start time; and a gate report whose
+# expectation entry links to a script.
 HOSTILE = '</pre><script>alert("owned")</script><img src=x onerror=alert(1)>'
 
 
@@ -127,8 +135,10 @@ def hostile_reports(folder: Path) -> list[Path]:
         CaseLine(id=f"reward.parse::gen-{HOSTILE}", surface="reward.parse", outcome=Outcome.ERROR, origin="generated",
                  input=wire.encode(HOSTILE), detail=HOSTILE),
     ]
+    named = Implementation(name=HOSTILE, version=HOSTILE, language=HOSTILE, surfaces=[])
     candidate = write(folder / "hostile.jsonl", header(f"exec:{HOSTILE}", surfaces=["reward.parse", HOSTILE],
-                                                      started_at=HOSTILE), lines, footer(lines, conforms=False))
+                                                      started_at=HOSTILE, named=named),
+                      lines, footer(lines, conforms=False))
     gate = [CaseLine(id="reward.parse::json-true", surface="reward.parse", outcome=Outcome.XFAIL, candidate=output,
                      input=wire.encode(HOSTILE), expected_divergence=ExpectedDivergence(
                          outcome=Outcome.FAIL, reason=HOSTILE, link="javascript:alert(1)"))]

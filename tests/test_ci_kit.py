@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conformance import __version__
 from tests import wrong_candidates
 
 REPO = Path(__file__).resolve().parents[1]
@@ -189,11 +190,11 @@ def test_certify_script_on_a_conforming_candidate(tmp_path):
     assert json.loads(Path(outputs["badge"]).read_text())["color"] == "brightgreen"
     summary = (tmp_path / "step_summary").read_text()
     assert summary.startswith(Path(outputs["markdown"]).read_text())
-    assert "`reference` conforms" in summary
+    assert f"`reference {__version__}` conforms" in summary  # named by its handshake
     # What certify prints (the candidate's stderr tail among it) cannot act as a workflow command.
     token = re.search(r"^::stop-commands::(\S+)$", proc.stdout, re.M)
     assert token and f"\n::{token.group(1)}::\n" in proc.stdout
-    assert proc.stdout.index("::stop-commands::") < proc.stdout.index("reference: conforms")
+    assert proc.stdout.index("::stop-commands::") < proc.stdout.index(f"reference {__version__} (reference): conforms")
 
 
 @pytest.mark.slow

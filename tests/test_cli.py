@@ -4,8 +4,10 @@ options a run would ignore said so."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -14,6 +16,9 @@ from conformance import ORACLE_RELEASE, __version__
 from conformance.cli import app
 from conformance.core.surfaces import SURFACES
 from tests import wrong_candidates
+
+CAND = {"spec": "exec:/ci/a/cand", "implementation": {"name": "cand", "version": "2.0", "language": "go",
+                                                   "surfaces": []}}
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -37,7 +42,7 @@ def test_h_is_help_everywhere(command):
 
 def test_help_shows_the_defaults_written_in_words():
     text = " ".join(CliRunner().invoke(app, ["certify", "--help"], env={"COLUMNS": "400"}).output.split())
-    assert "[default: (reports/<candidate>.jsonl)]" in text
+    assert "[default: (reports/conformance-<name>-<version>.jsonl, named after the candidate's handshake" in text
     assert "[default: (the profile's, or a fresh one)]" in text
     assert "Report outputs" in text  # the shared group of --markdown, --junit, --badge
 
@@ -67,7 +72,7 @@ def test_the_markdown_alone_on_stdout(tmp_path):
     done = run("certify", "-c", "reference", "--oracle", "recorded", "-s", "reason.normalize",
                "--report", str(tmp_path / "r.jsonl"), "--markdown", "-")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("## ✅ `reference` conforms") and "┃" not in done.stdout
+    assert done.stdout.startswith(f"## ✅ `reference {__version__}` conforms") and "┃" not in done.stdout
     assert "conforms" in done.stderr  # the verdict and tables went to stderr
     summary = run("summary", str(tmp_path / "r.jsonl"), "--markdown", "-")
     assert summary.stdout == done.stdout
@@ -164,7 +169,7 @@ def test_tables_written_to_a_log_are_not_cut_to_eighty_columns(tmp_path):
                  "max_examples": 400, "inputs_run": 123456, "divergences": []}
     report = tmp_path / "campaign.jsonl"
     report.write_text("".join(json.dumps(line) + "\n" for line in (
-        header_line(surfaces=["multi_step.reward"]), generated, footer_line(conforms=True))))
+        header_line(surfaces=["multi_step.reward"], candidate=CAND), generated, footer_line(conforms=True))))
     env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
 
     def summary(**extra: str) -> str:
@@ -176,7 +181,9 @@ def test_tables_written_to_a_log_are_not_cut_to_eighty_columns(tmp_path):
     (heading,) = [line for line in text.splitlines() if "surface" in line and "seed" in line]
     assert "inputs run" in heading and "divergences" in heading and "…" not in heading, text
     assert "multi_step.reward" in text and "123456" in text and "4043979850, 3688760769, 2421669724, …" in text
-    assert text.splitlines()[-1] == f"cand: conforms (0 generated divergence(s)); report: {report}"  # as certify ends
+    # As certify ends: the candidate's name and version, its spec beside them.
+    assert text.splitlines()[-1] == ("cand 2.0 (exec:/ci/a/cand): conforms (0 generated divergence(s)); "
+                                     f"report: {report}")
     assert "inputs run" not in summary(COLUMNS="60")  # a narrow terminal asked for: Rich fits the table to it
 
 
@@ -190,3 +197,70 @@ def test_a_command_printed_for_copy_and_paste_is_shell_quoted():
     assert printed.startswith("conformance certify -c '") and "$HOME'" in printed
     assert shlex.split(printed) == ["conformance", *words]  # pasted into a shell, each word arrives as it was
     assert command("promote", "reports/reference.jsonl") == "conformance promote reports/reference.jsonl"
+
+
+# -- the report's default name ----------------------------------------------------------------------------------
+
+GLOB = "reward.parse::txt-n*"  # a few cases, quick
+HOSTILE = Path(__file__).resolve().parent / "hostile_reply_candidate.py"
+
+
+def _certify(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[int, str, list[Path]]:
+    """certify in ``tmp_path``, without --report: its exit status, its verdict line, what is under reports/."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["certify", "--oracle", "recorded", "-k", GLOB, "--progress", "none", *args])
+    verdict = [line for line in result.stdout.splitlines() if "; report: " in line]
+    assert len(verdict) == 1, result.output
+    return result.exit_code, verdict[0], sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+
+
+@pytest.mark.slow
+def test_the_default_report_is_named_after_the_candidate_s_handshake(tmp_path, monkeypatch):
+    status, verdict, files = _certify(tmp_path, monkeypatch, "-c", "reference")
+    named = Path("reports") / f"conformance-reference-{__version__}.jsonl"
+    assert status == 0 and files == [named]  # the .partial file it was written as is gone
+    assert re.fullmatch(rf"reference {re.escape(__version__)} \(reference\): conforms \((\d+)/\1 cases pass\); "
+                        rf"report: {re.escape(str(named))}", verdict), verdict
+    header = json.loads(named.read_text(encoding="utf-8").splitlines()[0])
+    assert header["candidate"]["spec"] == "reference" and header["candidate"]["implementation"]["name"] == "reference"
+
+
+@pytest.mark.slow
+def test_a_candidate_that_never_started_names_its_report_by_its_spec(tmp_path, monkeypatch):
+    spec = f"exec:{sys.executable} -c pass"  # exits at once: no handshake
+    status, verdict, files = _certify(tmp_path, monkeypatch, "-c", spec)
+    assert status == 1 and verdict.startswith(f"{spec} (never started): does not conform (")
+    (report,) = files
+    assert report.parent == Path("reports") and report.name.startswith("conformance-never-started-exec_")
+    assert verdict.endswith(f"; report: {report}")
+
+
+@pytest.mark.slow
+def test_a_hostile_name_makes_one_safe_report_file(tmp_path, monkeypatch):
+    # Its handshake's name climbs up with ../, clears the terminal, and is 5000 characters long.
+    (tmp_path / "cwd").mkdir()
+    status, verdict, files = _certify(tmp_path / "cwd", monkeypatch, "-c",
+                                      f"exec:{sys.executable} {HOSTILE} ok path-name")
+    (report,) = files
+    assert status == 0 and report.parent == Path("reports")
+    assert re.fullmatch(r"conformance-[A-Za-z0-9._-]+-1\.0\.jsonl", report.name) and len(report.name) <= 255
+    assert not any(p for p in tmp_path.iterdir() if p.name != "cwd")  # nothing written outside
+    assert "\x1b" not in verdict and verdict.startswith("../../\ufffd[2J/etc/passwd")  # the escape shown as U+FFFD
+    assert "… ../1.0\ufffd (exec:" in verdict  # the name cut, the version's newline shown
+
+
+@pytest.mark.slow
+def test_resume_finds_an_interrupted_run_s_report_under_its_spec(tmp_path, monkeypatch):
+    # An interrupted run of the reference: its report at the default while-running name, cut after two cases.
+    monkeypatch.chdir(tmp_path)
+    partial = Path("reports") / "reference.partial.jsonl"
+    done = CliRunner().invoke(app, ["certify", "--oracle", "recorded", "-k", GLOB, "--progress", "none",
+                                    "--report", str(partial)])
+    assert done.exit_code == 0, done.output
+    partial.write_text("".join(partial.read_text(encoding="utf-8").splitlines(keepends=True)[:3]), encoding="utf-8")
+    result = CliRunner().invoke(app, ["certify", "--oracle", "recorded", "-k", GLOB, "--progress", "none", "--resume"])
+    assert result.exit_code == 0, result.output
+    assert f"resuming {partial}: 2 finished case(s)" in result.output
+    named = Path("reports") / f"conformance-reference-{__version__}.jsonl"
+    assert sorted(Path("reports").iterdir()) == [named]
+    assert json.loads(named.read_text(encoding="utf-8").splitlines()[0])["resumed"][0]["kept"] == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -10,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conformance.cli import app
+from conformance.connection.protocol import Implementation
 from conformance.core.compare import Mismatch, MismatchClass
 from conformance.core.outcomes import Outcome
 from conformance.report.model import CaseLine, OutputResult, Party, RaisedResult
@@ -133,3 +135,49 @@ def test_an_amended_line_is_a_new_line_within_the_limits():
     made = CaseLine(id="reward.parse::a", surface="reward.parse", outcome=Outcome.FAIL, detail="x" * (DETAIL_LIMIT + 1),
                     mismatches=mismatches)
     assert made == changed
+
+
+# -- how a candidate is named ----------------------------------------------------------------------------------
+
+
+def _named(name: str, version: str = "1.0", language: str = "rust", spec: str = "exec:./x") -> Party:
+    return Party(spec=spec, implementation=Implementation(name=name, version=version, language=language,
+                                                          surfaces=[]))
+
+
+def test_a_candidate_is_named_by_its_handshake_and_its_spec_is_shown_beside():
+    party = _named("fastsum", "1.2", spec="exec:/home/runner/work/fastsum/bin/fastsum")
+    assert party.display_name == "fastsum 1.2"
+    assert party.described == "fastsum 1.2 (exec:/home/runner/work/fastsum/bin/fastsum)"
+    assert party.file_stem == "conformance-fastsum-1.2"
+    # Its identity is its name and language: the same from any path, another with another language.
+    assert party.identity == _named("fastsum", "1.3", spec=r"exec:C:\runner\fastsum.exe").identity
+    assert party.identity != _named("fastsum", "1.2", language="python").identity
+
+
+def test_a_candidate_that_never_started_is_named_by_its_spec_saying_so():
+    party = Party(spec="exec:./gone --fast")
+    assert party.display_name == party.described == "exec:./gone --fast (never started)"
+    assert party.file_stem == "conformance-never-started-exec_._gone_--fast"  # ":" and "/" as "_"
+    assert party.identity.language is None
+
+
+@pytest.mark.parametrize("name", [
+    "../../etc/passwd", "a/b\\c", "..", ".", "", "/", "\x00\x1b[2J\n", "CON", "é" * 10, "x" * 5000,
+    "-rf --no-preserve-root", "name\u202eelif",
+])
+def test_a_hostile_name_makes_one_safe_file_name(name):
+    stem = _named(name, version=name).file_stem
+    assert re.fullmatch(r"conformance-[A-Za-z0-9._-]+", stem), stem
+    assert ".." not in stem and len(f"{stem}.shard-99-of-99.partial.jsonl") <= 255
+    assert Path(stem).name == stem and Path(stem).parent == Path(".")
+
+
+def test_two_long_names_that_begin_alike_stay_two_file_names():
+    assert _named("x" * 300 + "a").file_stem != _named("x" * 300 + "b").file_stem
+
+
+def test_a_name_is_shown_on_one_line_without_control_characters_and_cut():
+    shown = _named("evil\x1b[31m\nname\u202e" + "n" * 500, version="1\r\n2").display_name
+    assert shown.startswith("evil\ufffd[31m\ufffdname\ufffd") and shown.endswith("… 1\ufffd\ufffd2")
+    assert not any(c in shown for c in "\x1b\n\r\u202e") and len(shown) < 100

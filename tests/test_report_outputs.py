@@ -25,9 +25,14 @@ MISMATCH = {"cls": "value", "path": "$['reward']", "expected": "1.0", "actual": 
 ULP = {"cls": "ulp", "path": "$['mean']", "expected": "0.1", "actual": "0.10000000000000002", "ulps": 1}
 
 
+# A candidate as a header has it once it answered the handshake: named by it, not by its spec (a path).
+STARTED = {"spec": "exec:/home/runner/work/cand/bin/cand", "implementation": {
+    "name": "cand", "version": "1.0", "language": "rust", "surfaces": ["reward.parse"]}}
+
+
 def _write(path: Path, records: list[dict], *, footer: bool = True, generated: list[dict] = (),
-           candidate: str = "cand") -> Path:
-    head = header_line(candidate={"spec": candidate}, surfaces=sorted({r["surface"] for r in records}))
+           candidate: dict = STARTED) -> Path:
+    head = header_line(candidate=candidate, surfaces=sorted({r["surface"] for r in records}))
     lines = [head, *({"type": "case", "seconds": 0.5, **r} for r in records), *generated]
     if footer:
         lines.append(footer_line())
@@ -146,17 +151,17 @@ def test_junit_counts_each_outcome_where_ci_systems_look(mixed):
 def test_badge_for_a_failing_a_known_and_a_clean_run(mixed, tmp_path):
     assert badge.render(read(mixed)) == {
         "schemaVersion": 1, "label": "harbor 0.13.1", "color": "red",
-        "message": "2/6 cases, 12 generated, 1 known, 1 generated divergence(s), "
+        "message": "cand 1.0: 2/6 cases, 12 generated, 1 known, 1 generated divergence(s), "
                    "partial: metric.compute, reward.parse"}
     known = _write(tmp_path / "known.jsonl", [
         _case("reward.parse::ok", "pass"),
         _case("reward.parse::known", "xfail", MISMATCH, expected_divergence={"outcome": "fail", "classes": ["value"],
                                                                           "reason": "r"})])
     assert badge.render(read(known))["color"] == "yellow"
-    assert badge.render(read(known))["message"] == "2/2 cases, 1 known, partial: reward.parse"
+    assert badge.render(read(known))["message"] == "cand 1.0: 2/2 cases, 1 known, partial: reward.parse"
     clean = _write(tmp_path / "clean.jsonl", [_case("reward.parse::ok", "pass")])
     assert badge.render(read(clean)) == {"schemaVersion": 1, "label": "harbor 0.13.1", "color": "brightgreen",
-                                         "message": "1/1 cases, partial: reward.parse"}  # green only saying partial
+                                         "message": "cand 1.0: 1/1 cases, partial: reward.parse"}  # only partial
     unfinished = _write(tmp_path / "cut.jsonl", [_case("reward.parse::ok", "pass")], footer=False)
     assert badge.render(read(unfinished))["color"] == "red"
     assert badge.render(read(unfinished))["message"].endswith(", unfinished")
@@ -167,19 +172,22 @@ EVERY_SURFACE = ["evsys.metric", "job.result", "metric.compute", "multi_step.rew
 
 
 @pytest.mark.parametrize(("header", "label", "message"), [
-    ({"surfaces": EVERY_SURFACE}, "harbor 0.13.1", "1/1 cases"),
-    ({"surfaces": EVERY_SURFACE, "oracle": {"spec": "recorded"}}, "harbor 0.13.1 (recorded)", "1/1 cases"),
-    ({"surfaces": EVERY_SURFACE, "oracle": {"spec": "harbor==0.25.0"}}, "harbor 0.25.0", "1/1 cases"),
+    ({"surfaces": EVERY_SURFACE}, "harbor 0.13.1", "cand 1.0: 1/1 cases"),
+    ({"surfaces": EVERY_SURFACE, "oracle": {"spec": "recorded"}}, "harbor 0.13.1 (recorded)", "cand 1.0: 1/1 cases"),
+    ({"surfaces": EVERY_SURFACE, "oracle": {"spec": "harbor==0.25.0"}}, "harbor 0.25.0", "cand 1.0: 1/1 cases"),
     ({"surfaces": EVERY_SURFACE, "case_globs": ["reward.parse::txt-*"]}, "harbor 0.13.1",
-     "1/1 cases, partial: cases reward.parse::txt-*"),
+     "cand 1.0: 1/1 cases, partial: cases reward.parse::txt-*"),
     ({"surfaces": EVERY_SURFACE, "shard": {"index": 1, "count": 3, "cases": ["reward.parse::ok"]}}, "harbor 0.13.1",
-     "1/1 cases, partial: shard 1/3"),
-    ({"surfaces": EVERY_SURFACE[:5]}, "harbor 0.13.1", "1/1 cases, partial: 5/8 surfaces"),
+     "cand 1.0: 1/1 cases, partial: shard 1/3"),
+    ({"surfaces": EVERY_SURFACE[:5]}, "harbor 0.13.1", "cand 1.0: 1/1 cases, partial: 5/8 surfaces"),
+    # No handshake: the badge says so, and shows no spec (a path on the machine that ran it).
+    ({"surfaces": EVERY_SURFACE, "candidate": {"spec": "exec:/home/runner/bin/cand"}}, "harbor 0.13.1",
+     "never started: 1/1 cases"),
 ])
 def test_the_badge_names_what_was_certified(tmp_path, header, label, message):
     path = tmp_path / "r.jsonl"
-    lines = [header_line(**header), {"type": "case", "id": "reward.parse::ok", "surface": "reward.parse",
-                                     "outcome": "pass"}, footer_line()]
+    lines = [header_line(**{"candidate": STARTED, **header}),
+             {"type": "case", "id": "reward.parse::ok", "surface": "reward.parse", "outcome": "pass"}, footer_line()]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     shown = badge.render(read(path))
     assert (shown["label"], shown["message"], shown["color"]) == (label, message, "brightgreen")
@@ -187,12 +195,29 @@ def test_the_badge_names_what_was_certified(tmp_path, header, label, message):
 
 def test_markdown_summary_lists_the_problems_and_not_the_known(mixed):
     text = markdown.summary(read(mixed))
-    assert text.startswith("## ❌ `cand` does not conform to `harbor==0.13.1`")
+    assert text.startswith("## ❌ `cand 1.0` does not conform to `harbor==0.13.1`")
+    assert "candidate: `exec:/home/runner/work/cand/bin/cand`" in text  # the spec, beside the name
     for case_id in ("reward.parse::bad", "reward.parse::died", "reward.parse::stale-entry"):
         assert f"`{case_id}`" in text
     assert "`reward.parse::known`" not in text and "`reward.parse::ok`" not in text
     assert "| `reward.parse` | 5 | 1 | 1 | 1 | 0 | 1 | 1 |" in text  # pass fail crash skip xfail xpass
     assert "| `reward.parse` | 12 | 1 | 0 |" in text  # generated: inputs, unexpected, expected
+
+
+def test_markdown_names_a_candidate_that_never_started_by_its_spec(tmp_path):
+    report = _write(tmp_path / "r.jsonl", [_case("reward.parse::ok", "broken")], candidate={"spec": "exec:./gone"})
+    text = markdown.summary(read(report))
+    assert text.startswith("## ❌ `exec:./gone (never started)` does not conform to `harbor==0.13.1`")
+    assert "candidate: " not in text  # its spec is its name already
+
+
+def test_markdown_keeps_a_hostile_name_in_its_code_span_on_one_line(tmp_path):
+    hostile = {"spec": "exec:x", "implementation": {
+        "name": "a``b\n## owned <script>", "version": "`1`", "language": "x", "surfaces": []}}
+    heading = markdown.summary(read(_write(tmp_path / "r.jsonl", [_case("reward.parse::ok", "pass")],
+                                           candidate=hostile))).splitlines()[0]
+    # A fence one backtick longer than the longest run inside, the newline shown as U+FFFD.
+    assert heading == "## ✅ ``` a``b\ufffd## owned <script> `1` ``` conforms to `harbor==0.13.1`"
 
 
 def test_summary_cli_writes_all_three_formats(mixed, tmp_path):

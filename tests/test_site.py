@@ -17,6 +17,7 @@ import yaml
 from typer.testing import CliRunner
 
 from conformance.cli.app import app
+from conformance.connection.protocol import Implementation
 from conformance.core.compare import Mismatch, MismatchClass
 from conformance.core.outcomes import Outcome
 from conformance.kit import wire
@@ -158,6 +159,45 @@ def test_runs_of_one_candidate_make_a_trend_oldest_first(tmp_path):
     build([west, oldest, east], out)
     text = (out / page.path).read_text()
     assert re.search(r'<polyline class="series" points="[\d.]+,[\d.]+ [\d.]+,[\d.]+ [\d.]+,[\d.]+"/>', text)
+
+
+def test_a_candidate_is_its_handshake_s_name_and_language_whatever_path_ran_it(tmp_path):
+    def run(name: str, spec: str, started_at: str, failing: int, named: Implementation | None) -> Path:
+        lines = [_case(f"reward.parse::c{i}", Outcome.FAIL if i < failing else Outcome.PASS) for i in range(4)]
+        return write(tmp_path / name, header(spec, surfaces=["reward.parse"], started_at=started_at, named=named),
+                     lines, site_reports.footer(lines, conforms=not failing))
+
+    linux, windows = "exec:/home/runner/work/fastsum/bin/fastsum", r"exec:C:\actions-runner\_work\fastsum.exe"
+    reports = [
+        run("old.jsonl", linux, "2026-03-01T00:00:00Z", 2, site_reports.implementation("fastsum", "1.0")),
+        run("new.jsonl", windows, "2026-03-02T00:00:00Z", 0, site_reports.implementation("fastsum", "1.1")),
+        # Another candidate of the same name, in another language; and a run that never started, from the old path.
+        run("py.jsonl", "exec:./fastsum.py", "2026-03-01T00:00:00Z", 0,
+            site_reports.implementation("fastsum", "0.1", "python")),
+        run("dead.jsonl", linux, "2026-03-03T00:00:00Z", 4, None),
+    ]
+    site = collect(reports)
+    assert sorted((page.name, page.language) for page in site.candidates) == [
+        ("exec:/home/runner/work/fastsum/bin/fastsum", None), ("fastsum", "python"), ("fastsum", "rust")]
+    (rust,) = [page for page in site.candidates if page.language == "rust"]
+    assert rust.trend is not None
+    assert [(p.facts.version, p.facts.candidate, p.counts.percent) for p in rust.trend.points] == [
+        ("1.0", linux, 50.0), ("1.1", windows, 100.0)]
+    assert (rust.facts.candidate_name, rust.facts.candidate) == ("fastsum 1.1", windows)  # the latest run
+    (dead,) = [page for page in site.candidates if page.language is None]
+    assert dead.trend is None and dead.facts.candidate_name == f"{linux} (never started)"
+    out = tmp_path / "site"
+    build(reports, out)
+    index = (out / "index.html").read_text()
+    rows = re.findall(r'<tr class="row-candidate" data-row="([^"]*)">\n<th scope="row">(.*?)<span class="row-facts">',
+                      index)
+    assert [(title, re.sub(r"<[^>]+>", "", th)) for title, th in rows] == [
+        (linux, f"{linux} never started: named by its spec"),
+        ("fastsum", "fastsum 0.1 · python · exec:./fastsum.py"),
+        ("fastsum", f"fastsum 1.1 · rust · {windows}"),
+    ]
+    page = (out / rust.path).read_text()
+    assert "<h1><code>fastsum</code>" in page and f"<code>{windows}</code>" in page
 
 
 def test_the_trend_s_axis_starts_just_below_its_lowest_run(tmp_path):

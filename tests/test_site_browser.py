@@ -40,7 +40,8 @@ from tests import site_reports
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parent.parent
-NAIVE = "tests.wrong_candidates:sum_naive"
+NAIVE_SPEC = "tests.wrong_candidates:sum_naive"
+NAIVE = "wrong-sum-naive"  # the name its handshake gives (tests/wrong_candidates.py): its row's title
 SURFACES = ["metric.compute", "reward.parse"]
 # How docs/site.md says a cell counts outcomes, and which status (symbol, word) it shows.
 BUCKET = {"pass": "pass", "fail": "fail", "xpass": "fail", "error": "error", "crash": "error", "timeout": "error",
@@ -95,7 +96,8 @@ def _certify(candidate: str, report: Path) -> subprocess.Popen[bytes]:
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     folder = tmp_path_factory.mktemp("site-browser")
     reports = {"reference": folder / "reference.jsonl", NAIVE: folder / "sum_naive.jsonl"}
-    runs = {name: _certify(name, path) for name, path in reports.items()}
+    specs = {"reference": "reference", NAIVE: NAIVE_SPEC}
+    runs = {name: _certify(specs[name], path) for name, path in reports.items()}
     for name, run in runs.items():
         _, err = run.communicate(timeout=600)
         assert run.returncode == (0 if name == "reference" else 1), err.decode()

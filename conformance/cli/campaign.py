@@ -20,6 +20,7 @@ from conformance.cli.console import command, console, log, out, print_problems, 
 from conformance.cli.progress import LineProgress
 from conformance.connection.base import DEFAULT_TIMEOUT
 from conformance.connection.connectors import REFERENCE
+from conformance.report.model import Party
 from conformance.report.problems import Problems
 from conformance.run.plan import DEFAULT_ORACLE, Options, oracle_spec
 
@@ -68,9 +69,9 @@ def campaign(
             "where the next campaign, or certify --example-database, replays them first")
         raise typer.Exit(130) from None
     print_problems(Problems.of(run.findings))
-    impl = run.candidate
-    print_tables(run.tally, f"{f'{impl.name} {impl.version}' if impl else spec} vs {run.oracle_spec}")
-    print_verdict(spec.text, run.tally, run.footer.conforms, path)
+    named = Party(spec=spec.text, implementation=run.candidate)
+    print_tables(run.tally, named, run.oracle_spec)
+    print_verdict(named, run.tally, run.footer.conforms, path)
     if run.findings:
         out.print(f"they replay first in: {command('certify', '-c', spec.text, '--example-database', database)}",
                   highlight=False, markup=False)

@@ -19,7 +19,7 @@ from rich.table import Table
 from conformance.core.outcomes import Outcome
 from conformance.errors import HarnessError, OptionError
 from conformance.report.markdown import shown_outcomes
-from conformance.report.model import CaseLine, result_text
+from conformance.report.model import CaseLine, Party, result_text
 from conformance.report.problems import Problems
 from conformance.report.writer import Tally
 
@@ -167,16 +167,17 @@ def print_problems(found: Problems, per_group: int = 10, others_limit: int = 20)
             out.print(f"  {escape(surface)}: {count} — {escape(reason)}", highlight=False)
 
 
-def print_tables(tally: Tally, title: str) -> None:
+def print_tables(tally: Tally, candidate: Party, oracle: str, note: str = "") -> None:
+    """The outcome table, titled ``CANDIDATE vs ORACLE``, and the generated inputs' table."""
     if tally.total:
-        out.print(outcome_table(tally, title))
+        out.print(outcome_table(tally, escape(f"{candidate.display_name} vs {oracle}{note}")))
     if tally.generated:
         out.print(generated_table(tally))
     for error in tally.generator_errors:
         out.print(f"[red]generator error[/red] {error}", highlight=False)
 
 
-def print_verdict(candidate: str, tally: Tally, conforms: bool, path: Path) -> None:
+def print_verdict(candidate: Party, tally: Tally, conforms: bool, path: Path) -> None:
     verdict = "[green]conforms[/green]" if conforms else "[red]does not conform[/red]"
     counts = [f"{tally.outcomes[Outcome.PASS]}/{tally.total} cases pass"] if tally.total else []
     if tally.outcomes[Outcome.XFAIL]:
@@ -195,6 +196,6 @@ def print_verdict(candidate: str, tally: Tally, conforms: bool, path: Path) -> N
         counts.append(f"the candidate failed to {problem.stage} ({problem.outcome})")
     if tally.cached_answers:
         counts.append(f"{tally.cached_answers} oracle answer(s) from the cache")
-    out.print(f"{candidate}: {verdict} ({', '.join(counts)}); report: {path}")
+    out.print(f"{escape(candidate.described)}: {verdict} ({escape(', '.join(counts))}); report: {escape(str(path))}")
     if tally.findings:
         out.print(f"make them cases with: {command('promote', str(path))}", highlight=False, markup=False)

@@ -37,11 +37,11 @@ def summary(
     outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
     with stdout_for_data(outputs.to_stdout):
         print_problems(data.problems())
-        print_tables(tally, f"{data.candidate_spec} vs {data.oracle_spec}")
+        print_tables(tally, data.candidate, data.oracle_spec)
         if data.footer is None:
             out.print("[yellow]the report has no footer: the run did not finish[/yellow] (the same `certify` "
                       f"command with `--resume --report {escape(str(report))}` goes on from it)")
-        print_verdict(data.candidate_spec, tally, tally.conforms and data.footer is not None, report)
+        print_verdict(data.candidate, tally, tally.conforms and data.footer is not None, report)
         outputs.write(report, data)
     raise typer.Exit(0 if tally.conforms and data.footer is not None else 1)
 

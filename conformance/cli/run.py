@@ -39,6 +39,14 @@ from conformance.run.shards import Shard
 from conformance.run.shards import combine as merge
 
 
+def default_report(stem: str, shard: Shard | None, *, partial: bool = False) -> Path:
+    """Where a report goes without --report: ``reports/STEM[.shard-I-of-N].jsonl``. A run writes it as
+    ``....partial.jsonl`` under its spec's name, the one thing known before the candidate starts (and what
+    --resume finds again), and a finished run moves it to the candidate's own name."""
+    part = f".shard-{shard.index}-of-{shard.count}" if shard is not None else ""
+    return Path("reports") / f"{stem}{part}{'.partial' if partial else ''}.jsonl"
+
+
 def _ignored(ctx: typer.Context, oracle: str, no_generate: bool, case: list[str] | None) -> None:
     """Generation options given on the command line to a run that generates nothing: said, not silently dropped."""
     why = ("generated inputs need a live oracle (not --oracle recorded)" if oracle == RECORDED
@@ -58,7 +66,8 @@ def certify(
         "--case", "-k", help="Only case ids matching this glob (repeatable).")] = None,
     report: Annotated[Path | None, typer.Option(
         help="Where to write the JSONL report ('-': stdout, and the tables go to stderr).",
-        show_default="reports/<candidate>.jsonl")] = None,
+        show_default="reports/conformance-<name>-<version>.jsonl, named after the candidate's handshake when the "
+                     "run ends; reports/<spec>.partial.jsonl while it runs, and for --resume")] = None,
     cases_root: opt.CasesRoot = None,
     timeout: opt.Timeout = DEFAULT_TIMEOUT,
     nan_policy_name: opt.NanPolicyName = None,
@@ -103,13 +112,12 @@ def certify(
         timeout_multiplier=timeout_multiplier, validate_protocol=validate_protocol, broken_after=broken_after,
         resume=resume, shard=shard, example_database=example_database, oracle_cache=not no_oracle_cache,
         oracle_processes=oracle_processes)
-    slug = options.candidate.report_id
-    default = f"{slug}.shard-{options.shard.index}-of-{options.shard.count}" if options.shard else slug
     with contextlib.ExitStack() as stack:
         if report_to_stdout:  # written to a file as always (flushed line by line), then sent to stdout whole
             path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="conformance-report-"))) / "r.jsonl"
         else:
-            path = report if report is not None else Path("reports") / f"{default}.jsonl"
+            path = report if report is not None else default_report(options.candidate.report_id, options.shard,
+                                                                    partial=True)
         stack.enter_context(stdout_for_data(report_to_stdout or outputs.to_stdout))
         try:
             run = certification.certify(options, path, log=log, watcher=watcher_for(progress))
@@ -117,11 +125,11 @@ def certify(
             log(f"interrupted: the report so far is in {path} (no footer); the same command with "
                 "--resume goes on from it")
             raise typer.Exit(130) from None
+        if report is None:  # the run is over: its report takes the candidate's own name
+            path = path.replace(default_report(run.candidate.file_stem, options.shard))
         print_problems(Problems.of(run.records))
-        impl = run.candidate_implementation
-        name = f"{impl.name} {impl.version}" if impl else candidate.text
-        print_tables(run.tally, f"{name} vs {run.oracle_spec}")
-        print_verdict(candidate.text, run.tally, run.conforms, Path("-") if report_to_stdout else path)
+        print_tables(run.tally, run.candidate, run.oracle_spec)
+        print_verdict(run.candidate, run.tally, run.conforms, Path("-") if report_to_stdout else path)
         outputs.write(path)
         if report_to_stdout:
             sys.stdout.write(path.read_text(encoding="utf-8"))
@@ -167,7 +175,7 @@ def combine(
     outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
     with stdout_for_data(outputs.to_stdout):
         print_problems(data.problems())
-        print_tables(tally, f"{head.candidate.spec} vs {head.oracle.spec} ({len(parts)} shards)")
-        print_verdict(head.candidate.spec, tally, footer.conforms, out_path)
+        print_tables(tally, head.candidate, head.oracle.spec, f" ({len(parts)} shards)")
+        print_verdict(head.candidate, tally, footer.conforms, out_path)
         outputs.write(out_path)
     raise typer.Exit(0 if footer.conforms else 1)

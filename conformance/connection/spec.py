@@ -38,7 +38,8 @@ class Spec:
 
     @property
     def report_id(self) -> str:
-        """The spec as a file name: what a report is named after by default."""
+        """The spec as a file name: what a report is named after before the candidate has said its name (a
+        certification's while it runs, a campaign's)."""
         return re.sub(r"[^A-Za-z0-9_.=-]+", "_", self.text).strip("_") or "candidate"
 
 

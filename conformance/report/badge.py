@@ -1,9 +1,9 @@
 """A report as a badge: the JSON that shields.io's endpoint badge reads.
 
-    {"schemaVersion": 1, "label": "harbor 0.13.1", "message": "567/567 cases, 2000 generated",
+    {"schemaVersion": 1, "label": "harbor 0.13.1", "message": "fastsum 1.2: 567/567 cases, 2000 generated",
      "color": "brightgreen"}
 
-It names what was certified: the oracle (and that its answers were the
+It names what was certified: the candidate as its handshake names it, the oracle (and that its answers were the
 corpus's recordings, when they were), the cases and generated inputs, and
 whether the run covered less than the whole suite (some surfaces, some
 cases, one shard). A run that covered less says "partial" whatever its
@@ -48,6 +48,9 @@ def render(report: Summarised) -> dict[str, Any]:
     known = tally.outcomes[Outcome.XFAIL]
     inputs = sum(g.inputs_run for g in tally.generated.values())
     parts = [f"{tally.conforming}/{tally.total} cases"] if tally.total else []
+    # The candidate as it names itself; a spec is a path on some machine, which a public badge does not show.
+    candidate = report.candidate
+    named = candidate.display_name if candidate.implementation is not None else "never started"
     if tally.generated:
         parts.append(f"{inputs} generated")
     if known:
@@ -59,4 +62,5 @@ def render(report: Summarised) -> dict[str, Any]:
     if not report.finished:
         parts.append("unfinished")
     color = ("red" if not (tally.conforms and report.finished) else "yellow" if known else "brightgreen")
-    return {"schemaVersion": 1, "label": label(report.header), "message": ", ".join(parts), "color": color}
+    message = f"{named}: {', '.join(parts)}" if parts else named
+    return {"schemaVersion": 1, "label": label(report.header), "message": message, "color": color}

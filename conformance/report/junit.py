@@ -118,7 +118,7 @@ def render(report: Report) -> str:
             by_surface.setdefault(record.surface, []).append(record)
             count.add(record)
     text = io.StringIO()
-    _write(text, f"{report.candidate_spec} vs {report.oracle_spec}", report.tally(), counts,
+    _write(text, f"{report.candidate.display_name} vs {report.oracle_spec}", report.tally(), counts,
            lambda surface: by_surface.get(surface, []))
     return text.getvalue()
 
@@ -145,4 +145,4 @@ def write(report: ReportFile, target: Path) -> None:
 
     target.parent.mkdir(parents=True, exist_ok=True)
     with target.open("w", encoding="utf-8") as out:
-        _write(out, f"{view.candidate_spec} vs {view.oracle_spec}", view.tally(), counts, cases_of)
+        _write(out, f"{view.candidate.display_name} vs {view.oracle_spec}", view.tally(), counts, cases_of)

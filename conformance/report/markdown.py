@@ -6,6 +6,7 @@ case's input); nothing here runs an implementation.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -28,8 +29,11 @@ def _code(text: str, limit: int = 2000) -> str:
     return f"{fence}\n{text}\n{fence}"
 
 
-def _title(report: Summarised) -> tuple[str, str]:
-    return report.candidate_spec, report.oracle_spec
+def _inline(text: str) -> str:
+    """``text`` as a code span, whatever backticks it holds (a candidate's name is its own)."""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def shown_outcomes(tally: Tally) -> list[Outcome]:
@@ -51,15 +55,17 @@ def summary(report: Summarised, *, limit: int = 50) -> str:
     """Verdict, per-surface outcomes, generated inputs, and the divergences (at most ``limit`` of each kind; an
     :class:`~conformance.report.reader.Overview` keeps that many)."""
     tally = report.tally()
-    candidate, oracle = _title(report)
+    candidate = report.candidate
     finished = report.footer is not None
     verdict = "conforms" if tally.conforms and finished else "does not conform"
     mark = "✅" if tally.conforms and finished else "❌"
-    lines = [f"## {mark} `{candidate}` {verdict} to `{oracle}`", ""]
+    lines = [f"## {mark} {_inline(candidate.display_name)} {verdict} to {_inline(report.oracle_spec)}", ""]
     if not finished:
         lines += ["> The report has no footer: the run did not finish.", ""]
     head = report.header
     facts = [f"nan policy: {head.nan_policy if head is not None else '?'}"]
+    if candidate.implementation is not None:  # the spec beside the name (a never-started one is named by it)
+        facts.insert(0, f"candidate: {_inline(candidate.spec)}")
     if head is not None and head.campaign is not None:
         c, g = head.campaign, head.generation
         on = "a local cluster" if c.cluster == "local" else f"`{c.cluster}`"

@@ -12,8 +12,10 @@ looks a field up by a string key. The published JSON Schema of a line is
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Annotated, Any, ClassVar, Literal
@@ -105,6 +107,76 @@ class Party(_Model):
     def harbor_release(self) -> str | None:
         """The harbor release its spec names (``harbor==VERSION``: a gate report's candidate); None otherwise."""
         return harbor_release(self.spec)
+
+    @property
+    def identity(self) -> Identity:
+        """Who it is across versions and runs: its handshake's name and language, whatever spec started it (a
+        path on the machine that ran it); its spec when it never started."""
+        if self.implementation is None:
+            return Identity(_shown(self.spec, SPEC_SHOWN), None)
+        return Identity(_shown(self.implementation.name, NAME_SHOWN), _shown(self.implementation.language, NAME_SHOWN))
+
+    @property
+    def version(self) -> str | None:
+        return _shown(self.implementation.version, NAME_SHOWN) if self.implementation is not None else None
+
+    @property
+    def display_name(self) -> str:
+        """What every output calls it: name and version as its handshake says (``fastsum 1.2``); its spec, saying
+        so, when it never started (``exec:./fastsum (never started)``)."""
+        if self.version is None:
+            return f"{self.identity.name} (never started)"
+        return f"{self.identity.name} {self.version}"
+
+    @property
+    def described(self) -> str:
+        """Its name with its spec beside it: ``fastsum 1.2 (exec:./fastsum)``."""
+        if self.implementation is None:
+            return self.display_name
+        return f"{self.display_name} ({_shown(self.spec, SPEC_SHOWN)})"
+
+    @property
+    def file_stem(self) -> str:
+        """Its name as a file name (a report's, by default): ``conformance-NAME-VERSION``, or
+        ``conformance-never-started-SPEC``. One safe name whatever the candidate calls itself: ASCII letters,
+        digits, ``.``, ``_`` and ``-`` only, never a path, at most 120 characters (a cut name ends with a hash of
+        the whole, so two long names that begin alike stay two files)."""
+        if self.implementation is None:
+            return "conformance-never-started-" + _file_safe(self.spec, 80)
+        return f"conformance-{_file_safe(self.implementation.name, 70)}-{_file_safe(self.implementation.version, 30)}"
+
+
+# How much of an untrusted name an output shows: a line of a terminal, a heading.
+NAME_SHOWN = 80
+SPEC_SHOWN = 200
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A candidate as the site keeps its runs together: its name and language (None: it never started, the name
+    is its spec)."""
+
+    name: str
+    language: str | None
+
+
+_HIDDEN = re.compile(r"C|Z[lp]")  # the Unicode categories a name may not show as themselves
+
+
+def _shown(text: str, limit: int) -> str:
+    """An untrusted name as a line of text: every control, format or separator character (a newline, an escape
+    sequence, a right-to-left override) shown as U+FFFD, and cut to ``limit`` characters."""
+    kept = "".join("\ufffd" if _HIDDEN.match(unicodedata.category(c)) else c for c in text)
+    return kept if len(kept) <= limit else f"{kept[:limit]}…"
+
+
+def _file_safe(text: str, limit: int) -> str:
+    """``text`` as part of a file name: runs of other characters as ``_``, one dot for a run of them (``..`` is
+    harmless in a name, but reads as a way up), no leading dot, at most ``limit`` characters."""
+    safe = re.sub(r"\.{2,}", ".", re.sub(r"[^A-Za-z0-9._-]+", "_", text)).strip("._-") or "unnamed"
+    if len(safe) <= limit:
+        return safe
+    return f"{safe[:limit - 9]}_{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 class Generation(_Model):

@@ -36,6 +36,7 @@ from conformance.report.model import (
     GeneratedLine,
     Header,
     OutputResult,
+    Party,
 )
 from conformance.report.problems import Problems
 from conformance.report.writer import Tally
@@ -112,6 +113,11 @@ class Summarised:
     @property
     def candidate_spec(self) -> str:
         return self.header.candidate.spec if self.header is not None else "?"
+
+    @property
+    def candidate(self) -> Party:
+        """The candidate as the header names it (a report without one: its spec is ``?``)."""
+        return self.header.candidate if self.header is not None else Party(spec="?")
 
     @property
     def oracle_spec(self) -> str:

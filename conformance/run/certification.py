@@ -45,12 +45,16 @@ class Run:
     footer: Footer
     records: list[CaseLine]
     tally: Tally
-    candidate_implementation: Implementation | None
+    candidate: Party  # as the report's header has it: its spec, and its handshake (None: it never started)
     oracle_spec: str
 
     @property
     def conforms(self) -> bool:
         return self.footer.conforms
+
+    @property
+    def candidate_implementation(self) -> Implementation | None:
+        return self.candidate.implementation
 
 
 def certify(options: Options, report: Path, log: Callable[[str], None] = lambda message: None,
@@ -152,4 +156,4 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
                                             tuple(known.expired(r.id for r in records))))
         finished = True
     assert stream.footer is not None  # a run that gets here finished
-    return Run(stream.footer, records, stream.tally, implementation, oracle.spec)
+    return Run(stream.footer, records, stream.tally, header.candidate, oracle.spec)

@@ -2,8 +2,10 @@
 
 A report whose candidate is ``harbor==VERSION`` is a gate report: that
 release's page. Any other report is a candidate's; several reports of one
-candidate are its runs over time, ordered by the time each started: its page
-shows the latest and the trend. What a report does not carry (a case's
+candidate (the name and language its handshake gives, whatever spec started
+it: a spec is often a path on the machine that ran it) are its runs over
+time, ordered by the time each started: its page shows the latest and the
+trend. A candidate that never started is named by its spec. What a report does not carry (a case's
 description, tags, input when it passed, and its file) comes from the corpus
 the report was run on (its header's ``cases_root``, or the one given).
 """
@@ -25,7 +27,7 @@ from conformance.core.outcomes import Outcome
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.files import FileProblem, read_case_file
 from conformance.kit import wire
-from conformance.report.model import CaseLine, Header, bounded, result_text
+from conformance.report.model import CaseLine, Header, Identity, bounded, result_text
 from conformance.report.problems import Problems
 from conformance.report.reader import Report, ReportError, read
 from conformance.report.writer import Tally
@@ -182,8 +184,11 @@ def _cut(text: str) -> str:
 def _facts(run: Run) -> ReportFacts:
     head, tally = run.header, run.tally
     generation = head.generation
+    candidate = head.candidate
     return ReportFacts(
-        file=str(run.path), candidate=head.candidate.spec, oracle=head.oracle.spec, suite_version=head.suite_version,
+        file=str(run.path), candidate=candidate.spec, candidate_name=candidate.display_name,
+        version=candidate.version, language=candidate.identity.language, oracle=head.oracle.spec,
+        suite_version=head.suite_version,
         profile=generation.profile if generation is not None else None,
         seed=generation.seed if generation is not None else None, started_at=head.started_at,
         finished=run.report.finished, truncated=run.report.truncated, conforms=tally.conforms,
@@ -196,7 +201,7 @@ def _labels(run: Run) -> tuple[str, str]:
     oracle, candidate = run.header.oracle, run.header.candidate
     if candidate.harbor_release is not None and oracle.harbor_release is not None:
         return f"harbor {oracle.harbor_release}", f"harbor {candidate.harbor_release}"
-    return f"oracle ({oracle.spec})", f"candidate ({candidate.spec})"
+    return f"oracle ({oracle.spec})", f"candidate ({candidate.display_name})"
 
 
 def _wire_input(record: CaseLine, item: case_corpus.LoadedCase | None) -> Any:
@@ -287,7 +292,8 @@ def trend(runs: Sequence[Run]) -> Trend | None:
     return Trend(points, TREND_WIDTH, TREND_HEIGHT, top, bottom, left, right, floor)
 
 
-def candidate_page(name: str, path: str, runs: Sequence[Run], corpus: Corpus) -> CandidatePage:
+def candidate_page(who: Identity, path: str, runs: Sequence[Run], corpus: Corpus) -> CandidatePage:
+    """A candidate's page: its latest run, and the trend of all of them (whichever versions and specs they had)."""
     latest = runs[-1]
     found = Problems.of(latest.report.records, keep=GROUP_LIMIT)
     groups = tuple(FailureGroup(surface, cls, found.failing_in(surface, cls),
@@ -301,7 +307,8 @@ def candidate_page(name: str, path: str, runs: Sequence[Run], corpus: Corpus) ->
                       tuple(sorted({t for e in listed for t in e.tags})))
     counts = surface_counts(latest)
     return CandidatePage(
-        name=name, path=path, facts=_facts(latest), surfaces=tuple(SurfaceRow(s, c) for s, c in counts.items()),
+        name=who.name, language=who.language, path=path, facts=_facts(latest),
+        surfaces=tuple(SurfaceRow(s, c) for s, c in counts.items()),
         totals=_total(counts), groups=groups, others=others, other_count=found.other_count, known=known,
         skips=tuple(SkipRow(surface, reason, n) for (surface, reason), n in sorted(found.skips.items())),
         filters=filters, trend=trend(runs), problems=_problems(latest))
@@ -358,28 +365,27 @@ def _version_key(version: str) -> tuple[int, Version | str]:
 def collect(paths: Iterable[Path], cases_root: Path | None = None) -> Site:
     """The site of these reports (read whole first: a bad one stops everything before a page is made)."""
     runs = sorted(load(paths), key=lambda run: run.started)
-    by_candidate: dict[str, list[Run]] = {}
+    by_candidate: dict[Identity, list[Run]] = {}  # a candidate's runs, whatever spec (a path) started each
     by_release: dict[str, list[Run]] = {}
     for run in runs:
         if run.release is not None:
             by_release.setdefault(run.release, []).append(run)
         else:
-            by_candidate.setdefault(run.header.candidate.spec, []).append(run)
+            by_candidate.setdefault(run.header.candidate.identity, []).append(run)
     corpus, names = Corpus(cases_root), _Names()
-    candidates = [candidate_page(name, names("candidates", name), by_candidate[name], corpus)
-                  for name in sorted(by_candidate)]
+    order = sorted(by_candidate, key=lambda who: (who.name, who.language or ""))
+    candidates = [candidate_page(who, names("candidates", who.name), by_candidate[who], corpus) for who in order]
     releases = [release_page(version, names("releases", f"harbor-{version}"), by_release[version], corpus)
                 for version in sorted(by_release, key=_version_key)]
-    latest = [by_candidate[page.name][-1] for page in candidates] + [by_release[page.version][-1]
-                                                                      for page in releases]
+    latest = [by_candidate[who][-1] for who in order] + [by_release[page.version][-1] for page in releases]
     surfaces = tuple(sorted({s for run in latest for s in surface_counts(run)}))
 
     def cells(run: Run) -> tuple[Cell, ...]:
         counts = surface_counts(run)
         return tuple(Cell(surface, counts.get(surface)) for surface in surfaces)
 
-    rows = [Row("candidate", page.name, page.path, page.facts, cells(by_candidate[page.name][-1]), page.facts.verdict,
-                page.facts.verdict_text) for page in candidates]
+    rows = [Row("candidate", page.name, page.path, page.facts, cells(by_candidate[who][-1]), page.facts.verdict,
+                page.facts.verdict_text) for who, page in zip(order, candidates, strict=True)]
     rows += [Row("release", f"harbor {page.version}", page.path, page.facts, cells(by_release[page.version][-1]),
                  PASS if page.passed else FAIL, "gate passed" if page.passed else "gate FAILED") for page in releases]
     index = IndexPage(surfaces, tuple(rows), tuple(_facts(run) for run in runs))

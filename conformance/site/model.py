@@ -98,7 +98,10 @@ class ReportFacts:
     """What a report says about its run: enough to tell two runs apart, and to run one again."""
 
     file: str
-    candidate: str
+    candidate: str  # its spec, shown beside its name
+    candidate_name: str  # its name and version (Party.display_name)
+    version: str | None  # None: it never started, and is named by its spec
+    language: str | None
     oracle: str
     suite_version: str
     profile: str | None
@@ -234,7 +237,8 @@ class SurfaceRow:
 
 @dataclass(frozen=True)
 class CandidatePage:
-    name: str
+    name: str  # as the candidate names itself (its spec, when it never started); its runs' versions vary
+    language: str | None
     path: str  # from the site's root
     facts: ReportFacts  # of its latest report
     surfaces: tuple[SurfaceRow, ...]

@@ -275,7 +275,7 @@ def test_site_script_builds_the_site_of_a_failing_run(tmp_path):
     proc, site = _site(tmp_path, REPO, CONFORMANCE_REPORT=outputs["report"], CONFORMANCE_REPORT_DIR=str(reports))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert site == {"site": str(reports / "site")}
-    page = (reports / "site" / "candidates" / "tests.wrong_candidates_empty_by_strip.html").read_text()
+    page = (reports / "site" / "candidates" / "wrong-empty-by-strip.html"  # named as its handshake names it).read_text()
     failed = [line["id"] for line in _lines(outputs["report"]) if line.get("outcome") == "fail"]
     assert failed and all(f'data-id="{case_id}"' in page for case_id in failed)
     assert (reports / "site" / "index.html").is_file() and (reports / "site" / "assets" / "site.js").is_file()

@@ -50,10 +50,10 @@ def test_the_action_declares_its_inputs_and_outputs():
     assert ACTION["runs"]["using"] == "composite"
     assert set(ACTION["inputs"]) == INPUTS
     assert set(ACTION["outputs"]) == OUTPUTS
-    assert ACTION["inputs"]["candidate"]["required"] is True
+    # An input that overrides the config file when it is left out would fight the file: those it gives are empty.
+    assert ACTION["inputs"]["candidate"]["required"] is False
     defaults = {name: spec.get("default") for name, spec in ACTION["inputs"].items()}
-    assert defaults["profile"] == "ci"
-    assert defaults["oracle"] == "harbor==0.13.1"
+    assert defaults["candidate"] == defaults["profile"] == defaults["oracle"] == ""
     assert defaults["report-dir"] == "conformance-report"
     assert defaults["python-version"] == "3.12"
     assert defaults["surfaces"] == defaults["expectations"] == defaults["version"] == ""
@@ -246,6 +246,33 @@ def test_certify_script_without_a_candidate_refuses(tmp_path):
     assert proc.returncode == 2
     assert "no candidate given" in proc.stdout
     assert not (tmp_path / "conformance-report").exists()
+
+
+@pytest.mark.slow
+def test_certify_script_leaves_what_the_config_file_gives_to_it(tmp_path):
+    """Inputs left empty give no option: the file's candidate, oracle, profile, surfaces and report path stand."""
+    work = tmp_path / "workspace"
+    work.mkdir()
+    (work / "conformance.toml").write_text('candidate = "tests.wrong_candidates:empty_by_strip"\n'
+                                           'oracle = "recorded"\nprofile = "dev"\nsurface = ["reward.parse"]\n'
+                                           'report = "out/mine.jsonl"\n')
+    env = _environment(tmp_path, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    proc = _script("certify.sh", env, work)
+    outputs = _outputs(tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert outputs["report"] == str(work / "out" / "mine.jsonl")
+    assert outputs["junit"] == str(work / "conformance-report" / "junit.xml")  # no path in the file
+    assert "--profile" not in proc.stdout.splitlines()[0] and "--candidate" not in proc.stdout.splitlines()[0]
+    head = _lines(outputs["report"])[0]
+    assert head["candidate"]["spec"] == "tests.wrong_candidates:empty_by_strip"
+    assert head["oracle"]["spec"] == "recorded" and head["surfaces"] == ["reward.parse"]
+    # Given, an input wins over the file.
+    proc = _script("certify.sh", {**env, "CONFORMANCE_CANDIDATE": "reference"}, work)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # A broken file stops the step with its line.
+    (work / "conformance.toml").write_text('oracle = "recorded"\ntimeout = 0\n')
+    proc = _script("certify.sh", env, work)
+    assert proc.returncode == 2 and "conformance.toml:2: timeout" in " ".join(proc.stderr.split())
 
 
 @pytest.mark.slow

@@ -34,6 +34,7 @@ FILE_NAME = "conformance.toml"
 PYPROJECT = "pyproject.toml"
 TABLE = ("tool", "conformance")  # in pyproject.toml
 SCHEMA_KEY = "$schema"  # an editor's pointer to the JSON Schema: allowed, and ignored
+TABLE_LINE = ""  # in a file's lines: where its table starts (no key is empty)
 STDOUT = "-"  # a report or summary path that is no file
 
 # The options the file takes, by key.
@@ -101,7 +102,12 @@ class Config:
         return {KEYS[name].dest: value for name, value in self.values.items()}
 
     def error(self, name: str, problem: str) -> ConfigurationError:
-        return ConfigurationError(_where(self.path, self.lines.get(name, 1), name, problem))
+        return ConfigurationError(_where(self.path, line_of(self.lines, name), name, problem))
+
+
+def line_of(lines: Mapping[str, int], key: str) -> int:
+    """A key's line; where it is not found (a dotted key, an inline table), its table's first line."""
+    return lines.get(key, lines.get(TABLE_LINE, 1))
 
 
 def _where(path: Path, line: int, key: str, problem: str) -> str:
@@ -170,7 +176,7 @@ def load(path: Path) -> Config:
     try:
         checked = ConfigModel.model_validate(table)
     except ValidationError as e:
-        problems = [_where(path, lines.get(str(error["loc"][0]), 1) if error["loc"] else 1,
+        problems = [_where(path, line_of(lines, str(error["loc"][0]) if error["loc"] else TABLE_LINE),
                            ".".join(map(str, error["loc"])), _problem(error)) for error in e.errors()]
         raise ConfigurationError(problems[0] if len(problems) == 1 else f"{len(problems)} problems in {path}",
                                  problems if len(problems) > 1 else None) from None
@@ -249,6 +255,8 @@ def key_lines(text: str, table: tuple[str, ...]) -> dict[str, int]:
         header = _HEADER.match(line)
         if header:
             current = tuple(part.strip().strip("\"'") for part in header.group(1).split("."))
+            if current == table:
+                found.setdefault(TABLE_LINE, number)
             continue
         key = _KEY.match(line)
         if key and current == table:

@@ -51,10 +51,10 @@ def test_the_action_declares_its_inputs_and_outputs():
     assert ACTION["runs"]["using"] == "composite"
     assert set(ACTION["inputs"]) == INPUTS
     assert set(ACTION["outputs"]) == OUTPUTS
-    assert ACTION["inputs"]["candidate"]["required"] is True
+    # An input that overrides the config file when it is left out would fight the file: those it gives are empty.
+    assert ACTION["inputs"]["candidate"]["required"] is False
     defaults = {name: spec.get("default") for name, spec in ACTION["inputs"].items()}
-    assert defaults["profile"] == "ci"
-    assert defaults["oracle"] == "harbor==0.13.1"
+    assert defaults["candidate"] == defaults["profile"] == defaults["oracle"] == ""
     assert defaults["report-dir"] == "conformance-report"
     assert defaults["python-version"] == "3.12"
     assert defaults["surfaces"] == defaults["expectations"] == defaults["version"] == ""
@@ -250,6 +250,33 @@ def test_certify_script_without_a_candidate_refuses(tmp_path):
 
 
 @pytest.mark.slow
+def test_certify_script_leaves_what_the_config_file_gives_to_it(tmp_path):
+    """Inputs left empty give no option: the file's candidate, oracle, profile, surfaces and report path stand."""
+    work = tmp_path / "workspace"
+    work.mkdir()
+    (work / "conformance.toml").write_text('candidate = "tests.wrong_candidates:empty_by_strip"\n'
+                                           'oracle = "recorded"\nprofile = "dev"\nsurface = ["reward.parse"]\n'
+                                           'report = "out/mine.jsonl"\n')
+    env = _environment(tmp_path, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    proc = _script("certify.sh", env, work)
+    outputs = _outputs(tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert outputs["report"] == str(work / "out" / "mine.jsonl")
+    assert outputs["junit"] == str(work / "conformance-report" / "junit.xml")  # no path in the file
+    assert "--profile" not in proc.stdout.splitlines()[0] and "--candidate" not in proc.stdout.splitlines()[0]
+    head = _lines(outputs["report"])[0]
+    assert head["candidate"]["spec"] == "tests.wrong_candidates:empty_by_strip"
+    assert head["oracle"]["spec"] == "recorded" and head["surfaces"] == ["reward.parse"]
+    # Given, an input wins over the file.
+    proc = _script("certify.sh", {**env, "CONFORMANCE_CANDIDATE": "reference"}, work)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    # A broken file stops the step with its line.
+    (work / "conformance.toml").write_text('oracle = "recorded"\ntimeout = 0\n')
+    proc = _script("certify.sh", env, work)
+    assert proc.returncode == 2 and "conformance.toml:2: timeout" in " ".join(proc.stderr.split())
+
+
+@pytest.mark.slow
 def test_a_report_left_by_an_earlier_run_is_not_taken_for_this_one(tmp_path):
     stale = tmp_path / "conformance-report" / "report.jsonl"
     stale.parent.mkdir()
@@ -275,7 +302,7 @@ def test_site_script_builds_the_site_of_a_failing_run(tmp_path):
     proc, site = _site(tmp_path, REPO, CONFORMANCE_REPORT=outputs["report"], CONFORMANCE_REPORT_DIR=str(reports))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert site == {"site": str(reports / "site")}
-    page = (reports / "site" / "candidates" / "wrong-empty-by-strip.html"  # named as its handshake names it).read_text()
+    page = (reports / "site" / "candidates" / "wrong-empty-by-strip.html").read_text()  # its handshake's name
     failed = [line["id"] for line in _lines(outputs["report"]) if line.get("outcome") == "fail"]
     assert failed and all(f'data-id="{case_id}"' in page for case_id in failed)
     assert (reports / "site" / "index.html").is_file() and (reports / "site" / "assets" / "site.js").is_file()

@@ -4,13 +4,17 @@
 # It reads everything from environment variables: action.yml maps its inputs onto
 # them through `env:`, so no input value is ever pasted into shell text.
 #
-#   CONFORMANCE_CANDIDATE      the candidate spec (required), e.g. 'exec:./my-runner --conformance'
-#   CONFORMANCE_SURFACES       surface names, separated by spaces, commas or newlines; empty: all
-#   CONFORMANCE_PROFILE        the generated-input profile (ci, dev, explore); empty: certify's default
-#   CONFORMANCE_EXPECTATIONS   an expectation file; empty: none
-#   CONFORMANCE_ORACLE         the oracle spec; empty: certify's default (harbor==0.13.1)
+#   CONFORMANCE_CANDIDATE      the candidate spec, e.g. 'exec:./my-runner --conformance'; empty: the config file's
+#   CONFORMANCE_SURFACES       surface names, separated by spaces, commas or newlines; empty: the file's, else all
+#   CONFORMANCE_PROFILE        the generated-input profile (ci, dev, explore); empty: the file's, else ci
+#   CONFORMANCE_EXPECTATIONS   an expectation file; empty: the file's, else none
+#   CONFORMANCE_ORACLE         the oracle spec; empty: the file's, else certify's default (harbor==0.13.1)
 #   CONFORMANCE_ARGS           further certify options, split on whitespace (no quoting)
-#   CONFORMANCE_REPORT_DIR     where the report and its formats go; default conformance-report
+#   CONFORMANCE_REPORT_DIR     where the report and its formats go when the config file names no path for them;
+#                              default conformance-report
+#
+# The config file (conformance.toml, or [tool.conformance] in pyproject.toml, found from the current folder up)
+# is read by certify itself: an input left empty gives no option, so the file's value stands.
 #   CONFORMANCE_ORACLE_PYTHON  a CPython 3.12 for the oracle, used when HARBOR_CONFORMANCE_PYTHON is unset
 #   GITHUB_OUTPUT              if set: report, markdown, junit, badge, verdict and exit-code are written to it
 #   GITHUB_STEP_SUMMARY        if set: the Markdown summary is appended to it
@@ -24,8 +28,13 @@ candidate="${CONFORMANCE_CANDIDATE:-}"
 report_dir="${CONFORMANCE_REPORT_DIR:-}"
 [ -n "$report_dir" ] || report_dir="conformance-report"
 
-if [ -z "$candidate" ]; then
-    echo "::error title=harbor conformance::no candidate given (the action's 'candidate' input, CONFORMANCE_CANDIDATE)"
+# What the config file gives for a key, or nothing; a file that cannot be read stops the step here, its line named.
+from_file() {
+    conformance config "$1"
+}
+in_file_candidate="$(from_file candidate)" || exit 2
+if [ -z "$candidate" ] && [ -z "$in_file_candidate" ]; then
+    echo "::error title=harbor conformance::no candidate given (the action's 'candidate' input, CONFORMANCE_CANDIDATE, or candidate in the config file)"
     exit 2
 fi
 case "$report_dir" in
@@ -38,19 +47,30 @@ fi
 
 mkdir -p -- "$report_dir" || exit 2
 report_dir="$(cd -- "$report_dir" && pwd)" || exit 2
-report="$report_dir/report.jsonl"
-markdown="$report_dir/summary.md"
-junit="$report_dir/junit.xml"
-badge="$report_dir/badge.json"
+# Where the config file names a path for the report or a format, it is written there; else in the report folder.
+report="$(from_file report)" || exit 2
+[ -n "$report" ] || report="$report_dir/report.jsonl"
+markdown="$(from_file markdown)" || exit 2
+[ -n "$markdown" ] || markdown="$report_dir/summary.md"
+junit="$(from_file junit)" || exit 2
+[ -n "$junit" ] || junit="$report_dir/junit.xml"
+badge="$(from_file badge)" || exit 2
+[ -n "$badge" ] || badge="$report_dir/badge.json"
+in_file_profile="$(from_file profile)" || exit 2
 # A report left by an earlier run in the same folder must not pass for this run's.
 rm -f -- "$report" "$markdown" "$junit" "$badge"
 
-args=(certify --candidate "$candidate" --report "$report" --markdown "$markdown" --junit "$junit" --badge "$badge")
+args=(certify --report "$report" --markdown "$markdown" --junit "$junit" --badge "$badge")
+if [ -n "$candidate" ]; then
+    args+=(--candidate "$candidate")
+fi
 if [ -n "${CONFORMANCE_ORACLE:-}" ]; then
     args+=(--oracle "$CONFORMANCE_ORACLE")
 fi
 if [ -n "${CONFORMANCE_PROFILE:-}" ]; then
     args+=(--profile "$CONFORMANCE_PROFILE")
+elif [ -z "$in_file_profile" ]; then
+    args+=(--profile ci)  # the action's own default: a repeatable gate
 fi
 if [ -n "${CONFORMANCE_EXPECTATIONS:-}" ]; then
     args+=(--expectations "$CONFORMANCE_EXPECTATIONS")

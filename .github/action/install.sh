@@ -11,10 +11,11 @@
 #                                installed          nothing: use the `conformance` already installed
 #                                anything else      given to pip as it is: a path, a URL, git+https://...,
 #                                                   a wheel, or a whole requirement
-#   CONFORMANCE_ORACLE         the oracle spec (part of the cache key); default harbor==0.13.1
+#   CONFORMANCE_ORACLE         the oracle spec (part of the cache key); empty: the config file's, else
+#                              harbor==0.13.1
 #   CONFORMANCE_ORACLE_PYTHON  a CPython 3.12 for the oracle, used when HARBOR_CONFORMANCE_PYTHON is unset
 #   RUNNER_OS, RUNNER_ARCH     set by GitHub (part of the cache key)
-#   GITHUB_OUTPUT              if set: suite-version, cache-dir and cache-key are written to it
+#   GITHUB_OUTPUT              if set: suite-version, cache-dir, cache-key and oracle are written to it
 #
 # `install.sh --print-requirement` prints what would be installed and stops.
 
@@ -70,7 +71,18 @@ if ! command -v conformance > /dev/null; then
 fi
 conformance --version || exit 2
 
+# The oracle: the input's, else the config file's (certify reads the file itself), else the default; the steps
+# that prepare and cache its environment take it from this step's output.
+oracle="${CONFORMANCE_ORACLE:-}"
+if [ -z "$oracle" ]; then
+    oracle="$(conformance config oracle)" || exit 2
+fi
+[ -n "$oracle" ] || oracle="harbor==0.13.1"
+export CONFORMANCE_ORACLE="$oracle"
+
 outputs="$("$python" "$here/oracle_cache.py")" || { echo "::warning title=harbor conformance::cannot work out where the oracle is cached: it will not be"; outputs=""; }
+outputs="$outputs
+oracle=$oracle"
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
     printf '%s\n' "$outputs" >> "$GITHUB_OUTPUT"
 else

@@ -22,7 +22,7 @@ import typer
 from typer.core import TyperGroup
 
 from conformance import ORACLE_RELEASE, SUITE, __version__
-from conformance.cli import cache, campaign, corpus, mutants, oracle, replay, reports, run
+from conformance.cli import cache, campaign, config, corpus, mutants, oracle, replay, reports, run
 from conformance.cli.console import out, print_error
 from conformance.connection.protocol import PROTOCOL_VERSION
 from conformance.core.compare import COMPARATOR_VERSION
@@ -91,6 +91,7 @@ COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (app, "oracle", oracle.oracle),
     (app, "smoke", run.smoke),
     (app, "mutants", mutants.mutants),
+    (app, "config", config.show),
     (cases_app, "list", corpus.cases_list),
     (cases_app, "check", corpus.cases_check),
     (cases_app, "record", corpus.cases_record),
@@ -101,7 +102,7 @@ COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (app, "replay", replay.replay),
 ]
 for group, name, command in COMMANDS:
-    group.command(name)(command)
+    group.command(name, cls=config.Configured if group is app and name in config.CONFIGURED else None)(command)
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

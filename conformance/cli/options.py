@@ -25,7 +25,8 @@ OUTPUTS = "Report outputs"
 
 def option(name: str, **settings: Any) -> Any:
     """The typer option of a run option, from its one declaration (:data:`conformance.run.flags.FLAGS`): its
-    names, help and bounds; ``settings`` adds what only the command line has (a default in words, a parser)."""
+    names, help and bounds; ``settings`` adds what only the command line has (a default in words, a parser, a help
+    that names what the command knows)."""
     flag = FLAGS[name]
     if flag.minimum is not None and flag.above:
         settings["callback"] = _above(flag.minimum)
@@ -34,7 +35,8 @@ def option(name: str, **settings: Any) -> Any:
     if flag.default is not None:
         settings.setdefault("show_default", flag.default)
     first, *others = flag.names  # with Annotated, typer takes the names where the default would go
-    return typer.Option(first, *others, help=flag.help, **settings)
+    settings.setdefault("help", flag.help)
+    return typer.Option(first, *others, **settings)
 
 
 def _above(minimum: float) -> Callable[[float], float]:
@@ -73,7 +75,8 @@ Candidate = Annotated[Spec, option("candidate", parser=_spec, metavar="SPEC")]
 CandidateIfGiven = Annotated[Spec | None, option("candidate", parser=_spec, metavar="SPEC")]  # a default elsewhere
 Oracle = Annotated[str, option("oracle")]
 Surfaces = Annotated[list[str] | None, option("surface", callback=_known_surfaces)]
-CasesRoot = Annotated[Path | None, typer.Option("--cases", help="The case corpus folder.")]
+CasesRoot = Annotated[Path | None, option("cases")]
+CaseGlobs = Annotated[list[str] | None, option("case")]
 Timeout = Annotated[float, option("timeout")]
 TimeoutMultiplier = Annotated[float, option("timeout-multiplier")]
 BrokenAfter = Annotated[int, option("broken-after")]
@@ -88,11 +91,12 @@ NoOracleCache = Annotated[bool, option("no-oracle-cache")]
 NoCases = Annotated[bool, option("no-cases")]
 NoGenerate = Annotated[bool, option("no-generate")]
 HarborRelease = Annotated[str, typer.Option("--harbor", help="The harbor release.")]
-MarkdownOut = Annotated[Path | None, typer.Option(
-    "--markdown", help="Also write a Markdown summary here ('-': stdout).", rich_help_panel=OUTPUTS)]
-JunitOut = Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML here.", rich_help_panel=OUTPUTS)]
-BadgeOut = Annotated[Path | None, typer.Option(
-    "--badge", help="Also write a shields.io endpoint badge (JSON) here.", rich_help_panel=OUTPUTS)]
+MarkdownOut = Annotated[Path | None, option("markdown", rich_help_panel=OUTPUTS)]
+JunitOut = Annotated[Path | None, option("junit", rich_help_panel=OUTPUTS)]
+BadgeOut = Annotated[Path | None, option("badge", rich_help_panel=OUTPUTS)]
+# Read by the command before its other options (cli.config.Configured), as the defaults of those the file gives.
+ConfigFile = Annotated[Path | None, option("config", dir_okay=False)]
+NoConfig = Annotated[bool, option("no-config")]
 
 
 

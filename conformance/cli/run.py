@@ -62,10 +62,9 @@ def certify(
     candidate: opt.Candidate = REFERENCE,
     oracle: opt.Oracle = DEFAULT_ORACLE,
     surface: opt.Surfaces = None,
-    case: Annotated[list[str] | None, typer.Option(
-        "--case", "-k", help="Only case ids matching this glob (repeatable).")] = None,
-    report: Annotated[Path | None, typer.Option(
-        help="Where to write the JSONL report ('-': stdout, and the tables go to stderr).",
+    case: opt.CaseGlobs = None,
+    report: Annotated[Path | None, opt.option(
+        "report", help="Where to write the JSONL report ('-': stdout, and the tables go to stderr).",
         show_default="reports/conformance-<name>-<version>.jsonl, named after the candidate's handshake when the "
                      "run ends; reports/<spec>.partial.jsonl while it runs, and for --resume")] = None,
     cases_root: opt.CasesRoot = None,
@@ -83,21 +82,16 @@ def certify(
     timeout_multiplier: opt.TimeoutMultiplier = 1.0,
     validate_protocol: opt.ValidateProtocol = False,
     broken_after: opt.BrokenAfter = DEFAULT_LIMIT,
-    resume: Annotated[bool, typer.Option(
-        "--resume", help="Go on from the report of an interrupted run (at --report), keeping the cases it "
-                         "finished.")] = False,
-    shard: Annotated[Shard | None, typer.Option(
-        parser=Shard.parse, metavar="I/N",
-        help="Run part I of N (e.g. 2/4): the cases that hash to it, and the generators from a seed of its own "
-             "with 1/N of the budget; `conformance combine` merges the parts.")] = None,
+    resume: Annotated[bool, opt.option("resume")] = False,
+    shard: Annotated[Shard | None, opt.option("shard", parser=Shard.parse)] = None,
     example_database: opt.ExampleDatabase = None,
-    progress: Annotated[ProgressMode, typer.Option(
-        help="On stderr while it runs, with each problem as it happens: a live display (live), plain lines "
-             "(lines), or nothing; auto is live on a terminal, lines otherwise.")] = ProgressMode.AUTO,
+    progress: Annotated[ProgressMode, opt.option("progress")] = ProgressMode.AUTO,
     no_oracle_cache: opt.NoOracleCache = False,
-    oracle_processes: Annotated[int, typer.Option(
-        min=1, help=f"Oracle processes that run whole-job cases ({opt.whole_jobs()}) at once; the extra ones "
-                    "start when such cases come.")] = 1,
+    oracle_processes: Annotated[int, opt.option(
+        "oracle-processes", help=f"Oracle processes that run whole-job cases ({opt.whole_jobs()}) at once; the "
+                                 "extra ones start when such cases come.")] = 1,
+    config: opt.ConfigFile = None,  # read before the other options, which it gives defaults (cli.config)
+    no_config: opt.NoConfig = False,
 ) -> None:
     """Certify a candidate against the oracle: the declared cases, then generated inputs."""
     outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
@@ -140,7 +134,9 @@ def smoke(
     candidate: opt.Candidate,
     timeout: opt.Timeout = DEFAULT_TIMEOUT,
     timeout_multiplier: opt.TimeoutMultiplier = 1.0,
-    cases_root: Annotated[Path | None, typer.Option("--cases", help="Where the inputs it sends come from.")] = None,
+    cases_root: Annotated[Path | None, opt.option("cases", help="Where the inputs it sends come from.")] = None,
+    config: opt.ConfigFile = None,  # read before the other options, which it gives defaults (cli.config)
+    no_config: opt.NoConfig = False,
 ) -> None:
     """Check that a candidate speaks the protocol at all, before any scoring: handshake, one request a surface, stop."""
     inputs = case_corpus.first_inputs(cases_root or case_corpus.default_root())

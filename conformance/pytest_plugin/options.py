@@ -2,6 +2,10 @@
 ini file, read and checked once into :class:`Settings`. Each is a run option declared once in
 :mod:`conformance.run.flags` (its help, its value, its bounds), as ``conformance certify`` takes it too.
 
+The config file that ``certify`` reads (:mod:`conformance.run.config`, found from where pytest was started) gives
+what neither the command line nor the ini file does, the candidate aside: only ``--conformance-candidate`` turns
+the plugin on, so a project's plain ``pytest`` run starts no oracle because the file names a candidate.
+
 Every name is namespaced, so a project whose own conftest adds ``--candidate``
 or ``--oracle`` is left alone. Values are taken as text and converted here, so
 a bad one is a ``pytest.UsageError`` (exit status 4) that names the option,
@@ -20,6 +24,7 @@ from conformance import ORACLE_RELEASE
 from conformance.run.flags import FLAGS, Flag
 
 if TYPE_CHECKING:
+    from conformance.run.config import Config
     from conformance.run.plan import Options
 
 PREFIX = "conformance"
@@ -75,6 +80,8 @@ OPTIONS = (
     Option("no-oracle-cache"),
     Option("no-cases"),
     Option("no-generate"),
+    Option("config", ini=False),
+    Option("no-config", ini=False),
 )
 _BY_NAME = {option.name: option for option in OPTIONS}
 
@@ -104,18 +111,31 @@ def on_the_command_line(config: pytest.Config) -> list[str]:
     return [option.flag for option in OPTIONS if option.name != "candidate" and config.getoption(option.dest)]
 
 
-def given(config: pytest.Config, name: str) -> str | bool | None:
-    """The option's value as given: the command line's, else the ini file's (a path made absolute), else None."""
+def given(config: pytest.Config, name: str, file: Config | None = None) -> str | bool | None:
+    """The option's value as given: the command line's, else the ini file's (a path made absolute), else the
+    config file's (its paths absolute already; a number as its text, as the others give it), else None."""
     option = _BY_NAME[name]
     value: str | bool | None = config.getoption(option.dest)
     if value or not option.ini:
         return value or None
     ini = config.getini(option.dest)
     if not ini:
-        return None
+        in_file = file.value(name) if file is not None else None
+        return in_file if in_file is None or isinstance(in_file, bool) else str(in_file)
     if option.path and config.inipath is not None:
         return str(config.inipath.parent / str(ini))
     return ini if isinstance(ini, bool) else str(ini)
+
+
+def config_file(config: pytest.Config) -> Config | None:
+    """The config file the run reads: --conformance-config's, none with --conformance-no-config, else the one found
+    from where pytest was started."""
+    from conformance.run.config import load, locate
+
+    explicit = given(config, "config")
+    path = locate(Path(explicit) if isinstance(explicit, str) else None, bool(given(config, "no-config")),
+                  config.invocation_params.dir)
+    return load(path) if path is not None else None
 
 
 @dataclass(frozen=True)
@@ -139,20 +159,20 @@ def read(config: pytest.Config) -> Settings:
         raise pytest.UsageError("\n".join([str(e), *e.details])) from None
 
 
-def _text(config: pytest.Config, name: str) -> str | None:
-    value = given(config, name)
+def _text(config: pytest.Config, name: str, file: Config | None) -> str | None:
+    value = given(config, name, file)
     return value if isinstance(value, str) else None
 
 
-def _flag(config: pytest.Config, name: str) -> bool:
-    return bool(given(config, name))
+def _flag(config: pytest.Config, name: str, file: Config | None) -> bool:
+    return bool(given(config, name, file))
 
 
-def _number(config: pytest.Config, name: str, kind: type[int] | type[float]) -> Any:
+def _number(config: pytest.Config, name: str, kind: type[str] | type[int] | type[float], file: Config | None) -> Any:
     """The number given (its bounds are the run options' to check), None if none; OptionError if no number."""
     from conformance.errors import OptionError
 
-    text = _text(config, name)
+    text = _text(config, name, file)
     if text is None:
         return None
     try:
@@ -167,27 +187,28 @@ def _read(config: pytest.Config) -> Settings:
 
     text = candidate_text(config)
     assert text is not None  # read only when the plugin is on
-    numbers = {"timeout": float, "timeout-multiplier": float, "broken-after": int, "seed": int, "max-examples": int}
-    given_numbers = {name.replace("-", "_"): value for name, kind in numbers.items()
-                     if (value := _number(config, name, kind)) is not None}
-    database = _text(config, "example-database")
-    expectations, report = _text(config, "expectations"), _text(config, "report")
+    file = config_file(config)
+    numbers = [name for name, flag in FLAGS.items() if flag.kind is not str and name in _BY_NAME]
+    given_numbers = {FLAGS[name].dest: value for name in numbers
+                     if (value := _number(config, name, FLAGS[name].kind, file)) is not None}
+    database = _text(config, "example-database", file)
+    expectations, report = _text(config, "expectations", file), _text(config, "report", file)
     with option_error("candidate"):
         candidate = parse(text)
     with option_error("oracle"):
-        oracle = oracle_spec(_text(config, "oracle") or DEFAULT_ORACLE)
+        oracle = oracle_spec(_text(config, "oracle", file) or DEFAULT_ORACLE)
     run = Options(
         candidate=candidate,
         oracle=oracle,
-        profile=_text(config, "profile") or DEFAULT_PROFILE,
-        nan_policy=_text(config, "nan-policy"),
-        validate_protocol=_flag(config, "validate-protocol"),
+        profile=_text(config, "profile", file) or DEFAULT_PROFILE,
+        nan_policy=_text(config, "nan-policy", file),
+        validate_protocol=_flag(config, "validate-protocol", file),
         expectations=Path(expectations) if expectations else None,
         example_database=(None if database == NO_DATABASE
                           else database or str(config.rootpath / ".hypothesis" / "examples")),
-        no_cases=_flag(config, "no-cases"),
-        no_generate=_flag(config, "no-generate"),
-        oracle_cache=not _flag(config, "no-oracle-cache"),
+        no_cases=_flag(config, "no-cases", file),
+        no_generate=_flag(config, "no-generate", file),
+        oracle_cache=not _flag(config, "no-oracle-cache", file),
         **given_numbers,
     )
     return Settings(run, Path(report) if report else None)

@@ -22,7 +22,7 @@ import typer
 from typer.core import TyperGroup
 
 from conformance import ORACLE_RELEASE, SUITE, __version__
-from conformance.cli import cache, campaign, corpus, mutants, oracle, reports, run
+from conformance.cli import cache, campaign, corpus, mutants, oracle, reports, repro, run
 from conformance.cli.console import out, print_error
 from conformance.connection.protocol import PROTOCOL_VERSION
 from conformance.core.compare import COMPARATOR_VERSION
@@ -98,6 +98,8 @@ COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (expectations_app, "check", reports.expectations_check),
     (cache_app, "info", cache.info),
     (cache_app, "clear", cache.clear),
+    (app, "repro", repro.repro),
+    (app, "check-reply", repro.check_reply),
 ]
 for group, name, command in COMMANDS:
     group.command(name)(command)

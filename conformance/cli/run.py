@@ -117,7 +117,7 @@ def certify(
             log(f"interrupted: the report so far is in {path} (no footer); the same command with "
                 "--resume goes on from it")
             raise typer.Exit(130) from None
-        print_problems(Problems.of(run.records))
+        print_problems(Problems.of(run.records), report=None if report_to_stdout else path)
         impl = run.candidate_implementation
         name = f"{impl.name} {impl.version}" if impl else candidate.text
         print_tables(run.tally, f"{name} vs {run.oracle_spec}")
@@ -166,7 +166,7 @@ def combine(
     tally = data.tally()
     outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
     with stdout_for_data(outputs.to_stdout):
-        print_problems(data.problems())
+        print_problems(data.problems(), report=out_path)
         print_tables(tally, f"{head.candidate.spec} vs {head.oracle.spec} ({len(parts)} shards)")
         print_verdict(head.candidate.spec, tally, footer.conforms, out_path)
         outputs.write(out_path)

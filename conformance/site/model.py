@@ -162,6 +162,7 @@ class Entry:
     protocol_error: str | None
     reason: str | None  # the expectation entry's reason, for an xfail
     case_file: Link | None
+    repro: str | None = None  # the command that writes its reproducer, for a case that does not conform
 
     @property
     def anchor(self) -> str:

@@ -8,6 +8,7 @@ from conformance.connection import protocol
 from conformance.core import surfaces
 from conformance.corpus.cases import CaseFile
 from conformance.report import model as report_model
+from conformance.report import reproducer
 from conformance.run import config, replay
 from conformance.run.expectations import ExpectationFile
 
@@ -33,6 +34,7 @@ def all_schemas() -> dict[str, dict[str, Any]]:
     out["report-line.json"] = report_model.schema()
     out["replay.json"] = replay.schema()
     out["config.json"] = config.schema()
+    out["reproducer.json"] = reproducer.schema()
     for surface in surfaces.SURFACES.values():
         schema = surface.input_model.model_json_schema()
         schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

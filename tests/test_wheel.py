@@ -138,3 +138,24 @@ def test_the_installed_wheel_certifies_the_reference_outside_a_checkout(installe
     assert footer["conforms"] is True
     header = json.loads((installed[1] / "live.jsonl").read_text().splitlines()[0])
     assert header["oracle"]["spec"] == "harbor==0.13.1"
+
+
+@pytest.mark.slow
+def test_the_installed_wheel_reproduces_a_case_and_judges_a_reply_with_no_oracle(installed, tmp_path):
+    command, work = installed
+    recorded = _run(installed, "certify", "-c", "reference", "--oracle", "recorded", "-s", "reward.parse",
+                    "--report", "repro.jsonl")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    case_id = sorted(i for i in _case_ids() if i.startswith("reward.parse::"))[0]
+    written = _run(installed, "repro", "repro.jsonl", case_id, "--out", "repro")  # its input from the shipped corpus
+    assert written.returncode == 0, written.stdout + written.stderr
+    (sidecar,) = (work / "repro").glob("*.json")
+    requests = sidecar.with_suffix(".jsonl")
+    reply = work / "repro-reply.jsonl"
+    python = command.parent / "python"
+    with requests.open("rb") as stdin, reply.open("wb") as stdout:
+        subprocess.run([str(python), "-m", "conformance.reference"], stdin=stdin, stdout=stdout, cwd=work, check=True,
+                       timeout=120)
+    judged = _run(installed, "check-reply", str(sidecar), str(reply))
+    assert judged.returncode == 0, judged.stdout + judged.stderr
+    assert "the reply conforms" in judged.stdout

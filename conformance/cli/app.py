@@ -22,7 +22,7 @@ import typer
 from typer.core import TyperGroup
 
 from conformance import ORACLE_RELEASE, SUITE, __version__
-from conformance.cli import cache, campaign, config, corpus, mutants, oracle, replay, reports, run
+from conformance.cli import cache, campaign, config, corpus, mutants, oracle, replay, reports, repro, run
 from conformance.cli.console import out, print_error
 from conformance.connection.protocol import PROTOCOL_VERSION
 from conformance.core.compare import COMPARATOR_VERSION
@@ -100,6 +100,8 @@ COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (cache_app, "info", cache.info),
     (cache_app, "clear", cache.clear),
     (app, "replay", replay.replay),
+    (app, "repro", repro.repro),
+    (app, "check-reply", repro.check_reply),
 ]
 for group, name, command in COMMANDS:
     group.command(name, cls=config.Configured if group is app and name in config.CONFIGURED else None)(command)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shlex
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,8 @@ from rich.table import Table
 
 from conformance.core.outcomes import Outcome
 from conformance.errors import HarnessError, OptionError
+from conformance.report.commands import command as command  # re-exported: the commands print with it
+from conformance.report.commands import repro
 from conformance.report.markdown import shown_outcomes
 from conformance.report.model import CaseLine, Party, result_text
 from conformance.report.problems import Problems
@@ -61,12 +62,6 @@ def warn(message: str) -> None:
 
 def log(message: str) -> None:
     console.print(message, highlight=False)
-
-
-def command(*words: str) -> str:
-    """A ``conformance`` command as it is printed for copy and paste: each word shell-quoted (a spec or a path
-    may hold spaces, quotes or ``$``)."""
-    return shlex.join(["conformance", *words])
 
 
 def print_error(error: HarnessError) -> None:
@@ -116,8 +111,9 @@ def shortened(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
-def _case(record: CaseLine, indent: str = "    ") -> None:
-    """One problem: its input, both sides, every mismatch (bits and ULPs with floats), its detail."""
+def _case(record: CaseLine, indent: str = "    ", report: Path | None = None) -> None:
+    """One problem: its input, both sides, every mismatch (bits and ULPs with floats), its detail; with the
+    ``report`` it is in, the command that reproduces it."""
     def say(text: str) -> None:
         out.print(indent + text, highlight=False, markup=False)
 
@@ -136,10 +132,13 @@ def _case(record: CaseLine, indent: str = "    ") -> None:
             say(m.describe("recorded", "oracle"))
     if record.detail:
         say(record.detail.strip().replace("\n", "\n" + indent)[:2000])
+    if report is not None and not record.conforms:
+        say(f"repro:     {repro(report, record.id)}")
 
 
-def print_problems(found: Problems, per_group: int = 10, others_limit: int = 20) -> None:
-    """Failures first, grouped by surface and mismatch class; the other problems; then skips, counted."""
+def print_problems(found: Problems, per_group: int = 10, others_limit: int = 20, report: Path | None = None) -> None:
+    """Failures first, grouped by surface and mismatch class; the other problems; then skips, counted. With the
+    ``report`` they are in, each one's repro command."""
     if found.failures:
         out.print(f"[b]{found.failing} failing case(s)[/b], by surface and mismatch class:", highlight=False)
     for surface, groups in found.failures.items():
@@ -148,7 +147,7 @@ def print_problems(found: Problems, per_group: int = 10, others_limit: int = 20)
             out.print(f"[b]{escape(surface)}[/b] — {escape(cls)}: {count} case(s)", highlight=False)
             for record in lines[:per_group]:
                 out.print(f"  [b]FAIL[/b] {escape(record.id)}", highlight=False)
-                _case(record)
+                _case(record, report=report)
             if count > per_group:
                 out.print(f"  ... and {count - per_group} more {escape(cls)} failure(s) of {escape(surface)} "
                           "in the report", highlight=False)
@@ -158,7 +157,7 @@ def print_problems(found: Problems, per_group: int = 10, others_limit: int = 20)
         named = f" ({record.protocol_error})" if record.protocol_error else ""
         label = "STALE RECORDING" if record.conforms else record.outcome.upper()
         out.print(f"  [b]{escape(label)}[/b] {escape(record.id)}{named}", highlight=False)
-        _case(record)
+        _case(record, report=report)
     if found.other_count > others_limit:
         out.print(f"  ... and {found.other_count - others_limit} more in the report", highlight=False)
     if found.skips:

@@ -121,7 +121,7 @@ class ReportOutputs:
         if self.markdown is not None or self.badge is not None:
             view = view if view is not None else source.overview()
         if self.markdown is not None and view is not None:
-            text = markdown.summary(view)
+            text = markdown.summary(view, source=report)
             if str(self.markdown) == "-":
                 sys.stdout.write(text + "\n")  # alone on stdout: the command's tables went to stderr
             else:

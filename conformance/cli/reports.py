@@ -36,7 +36,7 @@ def summary(
     tally = data.tally()
     outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
     with stdout_for_data(outputs.to_stdout):
-        print_problems(data.problems())
+        print_problems(data.problems(), report=report)
         print_tables(tally, data.candidate, data.oracle_spec)
         if data.footer is None:
             out.print("[yellow]the report has no footer: the run did not finish[/yellow] (the same `certify` "

@@ -121,7 +121,7 @@ def certify(
             raise typer.Exit(130) from None
         if report is None:  # the run is over: its report takes the candidate's own name
             path = path.replace(default_report(run.candidate.file_stem, options.shard))
-        print_problems(Problems.of(run.records))
+        print_problems(Problems.of(run.records), report=None if report_to_stdout else path)
         print_tables(run.tally, run.candidate, run.oracle_spec)
         print_verdict(run.candidate, run.tally, run.conforms, Path("-") if report_to_stdout else path)
         outputs.write(path)
@@ -170,7 +170,7 @@ def combine(
     tally = data.tally()
     outputs = opt.ReportOutputs(markdown_out, junit_out, badge_out)
     with stdout_for_data(outputs.to_stdout):
-        print_problems(data.problems())
+        print_problems(data.problems(), report=out_path)
         print_tables(tally, head.candidate, head.oracle.spec, f" ({len(parts)} shards)")
         print_verdict(head.candidate, tally, footer.conforms, out_path)
         outputs.write(out_path)

@@ -603,10 +603,8 @@ class Subprocess(BaseConnection):
             return self._fallback(none, "eof")
         if isinstance(received, Broke):
             return self._fallback(none, str(received.problem.error))
-        reply = received.message
-        whole = set(reply) == {"seq", "replies"} and type(reply["seq"]) is int and reply["seq"] == batch_seq
-        answers = reply["replies"] if whole else None
-        if not isinstance(answers, list) or len(answers) != len(items):
+        answers = replies.batch_answers(received.message, batch_seq, len(items))
+        if answers is None:
             return self._fallback(none, "not a batch reply of one reply per item")
         out: list[Reply | None] = []
         for (seq, surface, _), answer in zip(items, answers, strict=True):

@@ -199,6 +199,15 @@ def interpret(reply: Any, seq: int, answered: frozenset[int] | set[int] = frozen
                           f"reply has neither output, raised, skipped nor errored, but: {named}")
 
 
+def batch_answers(reply: Any, seq: int, count: int) -> list[Any] | None:
+    """The item replies of a reply to the batch ``seq`` of ``count`` items; None when it is no such batch reply
+    (then the batch went wrong as a whole)."""
+    whole = isinstance(reply, dict) and set(reply) == {"seq", "replies"} and type(reply["seq"]) is int \
+        and reply["seq"] == seq
+    answers = reply["replies"] if whole else None
+    return answers if isinstance(answers, list) and len(answers) == count else None
+
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from conformance.core.outcomes import Outcome
+from conformance.report.commands import repro
 from conformance.report.model import CaseLine, describe, result_text
 from conformance.report.reader import Report, Summarised
 from conformance.report.writer import Tally
@@ -51,9 +53,18 @@ def _outcome_table(tally: Tally) -> list[str]:
     return lines
 
 
-def summary(report: Summarised, *, limit: int = 50) -> str:
+def _repro_cell(source: Path | None, record: CaseLine) -> str:
+    """The ``repro`` command of a line that does not conform, as a table cell ("" without the report's path)."""
+    if source is None or record.conforms:
+        return ""
+    text = repro(source, record.id)
+    return f"`` {_cell(text, len(text))} ``"
+
+
+def summary(report: Summarised, *, limit: int = 50, source: Path | None = None) -> str:
     """Verdict, per-surface outcomes, generated inputs, and the divergences (at most ``limit`` of each kind; an
-    :class:`~conformance.report.reader.Overview` keeps that many)."""
+    :class:`~conformance.report.reader.Overview` keeps that many); with the report's path (``source``), each
+    divergence's repro command."""
     tally = report.tally()
     candidate = report.candidate
     finished = report.footer is not None
@@ -101,20 +112,22 @@ def summary(report: Summarised, *, limit: int = 50) -> str:
         failing = [(surface, cls, record) for surface, groups in found.failures.items()
                    for cls, records in groups.items() for record in records]
         lines += [f"### {found.failing} failing case(s)", "",
-                  "| surface | class | id | first difference |", "|---|---|---|---|"]
+                  "| surface | class | id | first difference | reproduce |", "|---|---|---|---|---|"]
         for surface, cls, record in failing[:limit]:
-            lines.append(f"| `{surface}` | {cls} | `{record.id}` | {_cell(record.first_difference())} |")
+            lines.append(f"| `{surface}` | {cls} | `{record.id}` | {_cell(record.first_difference())} | "
+                         f"{_repro_cell(source, record)} |")
         if found.failing > limit:
-            lines.append(f"| … | | | {found.failing - min(limit, len(failing))} more in the report |")
+            lines.append(f"| … | | | {found.failing - min(limit, len(failing))} more in the report | |")
         lines.append("")
     if found.other_count:
-        lines += [f"### {found.other_count} other problem(s)", "", "| id | outcome | first difference |",
-                  "|---|---|---|"]
+        lines += [f"### {found.other_count} other problem(s)", "",
+                  "| id | outcome | first difference | reproduce |", "|---|---|---|---|"]
         for record in found.others[:limit]:
             outcome = "stale recording" if record.conforms else str(record.outcome)
-            lines.append(f"| `{record.id}` | {outcome} | {_cell(record.first_difference())} |")
+            lines.append(f"| `{record.id}` | {outcome} | {_cell(record.first_difference())} | "
+                         f"{_repro_cell(source, record)} |")
         if found.other_count > limit:
-            lines.append(f"| … | | {found.other_count - min(limit, len(found.others))} more in the report |")
+            lines.append(f"| … | | {found.other_count - min(limit, len(found.others))} more in the report | |")
         lines.append("")
     if found.skips:
         lines += [f"### {found.skipped} skipped case(s)", "", "| surface | cases | reason |", "|---|---:|---|"]

@@ -27,6 +27,7 @@ from conformance.core.outcomes import Outcome
 from conformance.corpus import cases as case_corpus
 from conformance.corpus.files import FileProblem, read_case_file
 from conformance.kit import wire
+from conformance.report.commands import repro
 from conformance.report.model import CaseLine, Header, Identity, bounded, result_text
 from conformance.report.problems import Problems
 from conformance.report.reader import Report, ReportError, read
@@ -240,7 +241,8 @@ def entry(run: Run, record: CaseLine, corpus: Corpus) -> Entry:
         protocol_error=str(record.protocol_error) if record.protocol_error is not None else None,
         reason=expected.reason if record.outcome is Outcome.XFAIL and expected is not None else None,
         case_file=corpus.link(run.header, item) if item is not None else None,
-        candidate_again_text=_cut(result_text(record.candidate_again)) if record.candidate_again else None)
+        candidate_again_text=_cut(result_text(record.candidate_again)) if record.candidate_again else None,
+        repro=None if record.conforms else repro(run.path, record.id))
 
 
 def surface_counts(run: Run) -> dict[str, Counts]:

@@ -169,6 +169,7 @@ class Entry:
     reason: str | None  # the expectation entry's reason, for an xfail
     case_file: Link | None
     candidate_again_text: str | None = None  # a flaky answer: the candidate's second answer to the same input
+    repro: str | None = None  # the command that writes its reproducer, for a case that does not conform
 
     @property
     def anchor(self) -> str:

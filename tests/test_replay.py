@@ -28,6 +28,14 @@ WRONG = "tests.wrong_candidates:empty_by_strip"
 SURFACE, CLASS = wrong_candidates.CAUGHT_AS["empty_by_strip"]
 
 
+@pytest.fixture(autouse=True)
+def _wide_console(monkeypatch):
+    """Wide enough that no row of the table wraps, whatever terminal (or none) the tests run in."""
+    from conformance.cli.console import out
+
+    monkeypatch.setattr(out, "width", 400)
+
+
 def _cli(*args: str):
     return CliRunner().invoke(app, ["replay", *args])
 

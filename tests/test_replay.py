@@ -67,7 +67,8 @@ def test_a_fixed_candidate_has_every_finding_fixed(wrong_report, tmp_path):
     assert failing, "the wrong candidate must fail some case for this test to mean anything"
     code, data, output = _verdicts(tmp_path, str(wrong_report), "-c", "reference")
     assert code == 0, output
-    assert data["candidate"] == "reference"
+    assert data["candidate"]["spec"] == "reference"
+    assert data["candidate"]["implementation"]["name"] == "reference"  # as its handshake names it
     assert [f["id"] for f in data["findings"]] == [line["id"] for line in failing]
     assert {f["verdict"] for f in data["findings"]} == {"fixed"}
     assert all([run["outcome"] for run in f["runs"]] == ["pass"] * 3 for f in data["findings"])
@@ -77,7 +78,7 @@ def test_a_fixed_candidate_has_every_finding_fixed(wrong_report, tmp_path):
 def test_the_same_wrong_candidate_is_still_failing_and_the_table_says_how(wrong_report, tmp_path):
     code, data, output = _verdicts(tmp_path, str(wrong_report))  # the report's own candidate
     assert code == 1, output
-    assert data["candidate"] == WRONG
+    assert data["candidate"]["spec"] == WRONG
     assert {f["verdict"] for f in data["findings"]} == {"failing"}
     assert all([run["outcome"] for run in f["runs"]] == ["fail"] * 3 for f in data["findings"])
     assert all(run["difference"].startswith(f"{CLASS} at ") for f in data["findings"] for run in f["runs"])

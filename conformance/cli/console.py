@@ -132,7 +132,7 @@ def _case(record: CaseLine, indent: str = "    ", report: Path | None = None) ->
             say(m.describe("recorded", "oracle"))
     if record.detail:
         say(record.detail.strip().replace("\n", "\n" + indent)[:2000])
-    if report is not None and not record.conforms:
+    if report is not None and record.reproducible:
         say(f"repro:     {repro(report, record.id)}")
 
 

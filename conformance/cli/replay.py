@@ -95,7 +95,7 @@ def _print(result: replaying.Replay, from_database: bool) -> None:
     if not result.findings:
         out.print(f"nothing to replay: {escape(result.source)} holds no finding", highlight=False)
     else:
-        table = Table(title=f"{result.candidate}: {result.source} replayed, {result.runs} run(s) each")
+        table = Table(title=f"{result.candidate.described}: {result.source} replayed, {result.runs} run(s) each")
         for name in ("id", "surface", "verdict", "runs", "first difference"):
             table.add_column(name, overflow="fold", no_wrap=name != "first difference")  # a difference wraps first
         for finding in result.findings:
@@ -106,7 +106,7 @@ def _print(result: replaying.Replay, from_database: bool) -> None:
                           runs, escape(shortened(said, 200)))
         out.print(table)
     counts = ", ".join(f"{result.count(verdict)} {verdict}" for verdict in replaying.Verdict)
-    out.print(f"{escape(result.candidate)}: {counts}", highlight=False)
+    out.print(f"{escape(result.candidate.described)}: {counts}", highlight=False)
     if from_database:
         kept = len(result.findings) - result.removed
         out.print(f"removed {result.removed} fixed finding(s) from the example database {escape(result.source)}; "

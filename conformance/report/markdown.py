@@ -55,7 +55,7 @@ def _outcome_table(tally: Tally) -> list[str]:
 
 def _repro_cell(source: Path | None, record: CaseLine) -> str:
     """The ``repro`` command of a line that does not conform, as a table cell ("" without the report's path)."""
-    if source is None or record.conforms:
+    if source is None or not record.reproducible:
         return ""
     text = repro(source, record.id)
     return f"`` {_cell(text, len(text))} ``"

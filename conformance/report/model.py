@@ -444,6 +444,12 @@ class CaseLine(_Line):
         return self.outcome in (Outcome.PASS, Outcome.XFAIL)
 
     @property
+    def reproducible(self) -> bool:
+        """Whether the line's account shows its repro command: it does not conform, and the candidate was asked
+        (a ``broken`` line was never sent: the candidate had been given up on, or never started)."""
+        return not self.conforms and self.outcome is not Outcome.BROKEN
+
+    @property
     def stale(self) -> bool:
         return self.recording == "stale"
 
@@ -463,9 +469,9 @@ class CaseLine(_Line):
 
     def first_difference(self) -> str:
         """One line saying how the case went wrong: its first mismatch, or its detail."""
-        if self.outcome is Outcome.FLAKY:
-            again = self.candidate_again.text() if self.candidate_again is not None else self.detail.strip()
-            return f"asked twice, it answered two ways: {result_text(self.candidate)}, then {again}"[:MESSAGE_LIMIT]
+        if self.outcome is Outcome.FLAKY:  # the first answer's difference; the second is shown beside it
+            first = self.mismatches[0].describe(bits=False) if self.mismatches else (self.detail or "").strip()
+            return f"answered two ways; first: {first.splitlines()[0] if first else self.outcome}"
         if self.mismatches:
             others = len(self.mismatches) - 1 + self.more_mismatches
             more = f" (+{others} more)" if others else ""

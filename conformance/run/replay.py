@@ -39,7 +39,7 @@ from conformance.core import scope
 from conformance.core.compare import POLICIES, NanPolicy, Result
 from conformance.core.outcomes import Outcome
 from conformance.errors import UsageError
-from conformance.report.model import CaseLine, Header
+from conformance.report.model import CaseLine, Header, Party
 from conformance.report.reader import ReportError, ReportFile
 from conformance.run.generate import finding_id
 from conformance.run.runner import Input, Oracle, run_inputs
@@ -86,7 +86,8 @@ class Replayed(_Model):
 class Replay(_Model):
     """A replay: which candidate, of what, how many runs each, and each finding's verdict (the ``--json`` file)."""
 
-    candidate: str = Field(description="The candidate's spec.")
+    candidate: Party = Field(description="The candidate: its spec, and what its handshake said (null when it "
+                                         "never started).")
     source: str = Field(description="The report, or the example database, the findings came from.")
     runs: int = Field(description="Runs of each finding.")
     findings: list[Replayed]
@@ -221,6 +222,7 @@ def against(source: Source, spec: Spec, oracle: Oracle, runs: int = DEFAULT_RUNS
     does not start leaves every finding an error, as a certification records it); with ``database``, each fixed
     finding is then deleted from it."""
     replayed: list[Replayed] = []
+    party = Party(spec=spec.text)  # not started: nothing to replay, or it did not start
     if source.findings:
         log(f"starting the candidate, {spec.text}")
         try:
@@ -230,11 +232,12 @@ def against(source: Source, spec: Spec, oracle: Oracle, runs: int = DEFAULT_RUNS
             candidate = Breaker.never_started(spec, f"{e.reply.kind}: {e.reply.detail}")
         with candidate:
             implementation = candidate.implementation
+            party = Party(spec=spec.text, implementation=implementation)
             source = source.claimed(implementation.scope if implementation is not None else None)
             log(f"replaying {len(source.findings)} finding(s) of {source.name}, {runs} run(s) each")
             replayed = replay(source, candidate, oracle, runs, lambda number: log(f"run {number} of {runs}"))
     removed = forget_fixed(database, source, replayed) if database is not None else 0
-    return Replay(candidate=spec.text, source=source.name, runs=runs, findings=replayed, removed=removed,
+    return Replay(candidate=party, source=source.name, runs=runs, findings=replayed, removed=removed,
                   passed_over=source.passed_over)
 
 

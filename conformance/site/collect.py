@@ -242,7 +242,7 @@ def entry(run: Run, record: CaseLine, corpus: Corpus) -> Entry:
         reason=expected.reason if record.outcome is Outcome.XFAIL and expected is not None else None,
         case_file=corpus.link(run.header, item) if item is not None else None,
         candidate_again_text=_cut(result_text(record.candidate_again)) if record.candidate_again else None,
-        repro=None if record.conforms else repro(run.path, record.id))
+        repro=repro(run.path, record.id) if record.reproducible else None)
 
 
 def surface_counts(run: Run) -> dict[str, Counts]:

@@ -33,7 +33,8 @@ from tests.hostile import RSS_LIMIT_MB, CliRun, running
 
 MB = 1024 * 1024
 
-# Shared by every candidate: the handshake, pid notes, a request counter that survives restarts.
+# Shared by every candidate: the handshake, pid notes, a counter of the inputs asked that survives restarts (an
+# input asked again, as the harness asks one the candidate diverged on, gets the number it had: the same attack).
 PRELUDE = r'''
 import json, os, signal, subprocess, sys, time
 
@@ -59,11 +60,15 @@ def write(stream, data, total):
     stream.flush()
 
 
-def requests_so_far():
-    n = int(open(COUNT).read()) if os.path.exists(COUNT) else 0
-    with open(COUNT, "w") as f:
-        f.write(str(n + 1))
-    return n
+def inputs_so_far(value):
+    """The number of the input, counting from 0 in the order they were first asked."""
+    seen = json.load(open(COUNT)) if os.path.exists(COUNT) else {}
+    key = json.dumps(value, sort_keys=True)
+    if key not in seen:
+        seen[key] = len(seen)
+        with open(COUNT, "w") as f:
+            json.dump(seen, f)
+    return seen[key]
 
 
 def grandchild(ignore_term=False):
@@ -83,7 +88,7 @@ def serve(run, stop=lambda: None):
             send({"protocol": 1, "implementation": {"name": "hostile", "version": "0", "language": "python",
                                                       "surfaces": ["reward.parse"]}})
         elif message["cmd"] == "run":
-            run(message["seq"], requests_so_far())
+            run(message["seq"], inputs_so_far(message["input"]))
         elif message["cmd"] == "stop":
             stop()
             return

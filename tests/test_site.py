@@ -21,9 +21,11 @@ from conformance.connection.protocol import Implementation
 from conformance.core.compare import Mismatch, MismatchClass
 from conformance.core.outcomes import Outcome
 from conformance.kit import wire
-from conformance.report.model import CaseLine, ExpectedDivergence, GeneratedLine, Generation
-from conformance.site import build, floatbits
-from conformance.site.collect import collect
+from conformance.report.model import CaseLine, ExpectedDivergence, GeneratedLine, Generation, OutputResult
+from conformance.site import build, floatbits, interop
+from conformance.site.collect import collect, load, run_cases
+from conformance.site.model import Distribution, Site, SurfacePage
+from conformance.site.render import pages
 from tests import site_reports
 from tests.site_reports import header, write
 
@@ -344,3 +346,206 @@ def test_nox_has_a_site_session():
     text = (REPO / "noxfile.py").read_text()
     assert re.search(r"@nox\.session\ndef site\(session", text)
     assert '"conformance", "site"' in text
+
+
+# -- across candidates ----------------------------------------------------------------------------------------------
+
+VALUE = [Mismatch(MismatchClass.VALUE, "$['reward']", "1.0", "0.5")]
+ONE_POINT_O, HALF = OutputResult(output=wire.encode({"reward": 1.0})), OutputResult(output=wire.encode({"reward": 0.5}))
+
+
+def _answered(case_id: str, outcome: Outcome, **fields) -> CaseLine:
+    """A line as a run writes it: the oracle's answer, and the candidate's (a pass may leave its own out)."""
+    if outcome in (Outcome.PASS, Outcome.FAIL, Outcome.XFAIL, Outcome.CRASH):
+        fields.setdefault("oracle", ONE_POINT_O)
+    if outcome is Outcome.FAIL or outcome is Outcome.XFAIL:
+        fields.setdefault("candidate", HALF)
+        fields.setdefault("mismatches", VALUE)
+    if outcome is Outcome.XFAIL:
+        fields.setdefault("expected_divergence", ExpectedDivergence(outcome=Outcome.FAIL, reason="ours"))
+    return _case(case_id, outcome, **fields)
+
+
+def _candidate_report(folder: Path, name: str, lines: list[CaseLine], started_at: str = "2026-01-01T00:00:00Z",
+                      version: str = "1.0") -> Path:
+    named = site_reports.implementation(name, version)
+    return write(folder / f"{name}-{version}.jsonl", header(f"exec:./{name}", surfaces=["reward.parse"],
+                                                            started_at=started_at, named=named),
+                 lines, site_reports.footer(lines, conforms=False))
+
+
+def _three_candidates(folder: Path) -> list[Path]:
+    """alpha, beta and gamma on eight cases (what each case is, beside it), a candidate that never started, and a
+    gate report that fails a case every candidate passes."""
+    p, f = Outcome.PASS, Outcome.FAIL
+    alpha = [_answered("reward.parse::a", p), _answered("reward.parse::b", p),
+             _answered("reward.parse::c", p),  # a passing line without the candidate's answer: the oracle's
+             _answered("reward.parse::d", f), _answered("reward.parse::e", p), _answered("reward.parse::f", p),
+             _answered("reward.parse::g", f), _answered("reward.parse::h", f)]
+    beta = [_answered("reward.parse::a", p, candidate=ONE_POINT_O), _answered("reward.parse::b", p),
+            _answered("reward.parse::c", f),  # fails in beta alone
+            _answered("reward.parse::d", Outcome.CRASH, detail="died on it"),  # d fails in every candidate
+            _answered("reward.parse::e", p),  # f: no line (beta's run did not hold it)
+            _answered("reward.parse::g", p), _answered("reward.parse::h", Outcome.SKIP, detail="not mine")]
+    gamma = [_answered("reward.parse::a", p), _answered("reward.parse::b", p),
+             _answered("reward.parse::c", p, candidate=ONE_POINT_O),
+             _answered("reward.parse::d", Outcome.XFAIL),  # a listed divergence is still a divergence
+             _answered("reward.parse::e", Outcome.SKIP, detail="declined"), _answered("reward.parse::f", p),
+             _answered("reward.parse::g", f)]  # h: no line
+    never = [_case("reward.parse::a", Outcome.BROKEN), _case("reward.parse::c", Outcome.BROKEN)]
+    gate = [_answered("reward.parse::a", f)]
+    return [_candidate_report(folder, "alpha", alpha), _candidate_report(folder, "beta", beta),
+            _candidate_report(folder, "gamma", gamma),
+            write(folder / "never.jsonl", header("exec:./never", surfaces=["reward.parse"],
+                                                  started_at="2026-01-01T00:00:00Z"), never, None),
+            write(folder / "gate.jsonl", header("harbor==9.9.9", "harbor==0.13.1", surfaces=["reward.parse"],
+                                                started_at="2026-01-01T00:00:00Z"), gate, None)]
+
+
+def test_the_view_across_candidates_tells_one_candidate_s_bug_from_a_case_all_fail(tmp_path):
+    site = collect(_three_candidates(tmp_path))
+    (view,) = site.index.interop
+    assert view.surface == "reward.parse" and view.candidates == ("alpha", "beta", "gamma")
+    assert view.absent == ("exec:./never",)  # it never started: it answered nothing
+    # Run by all three: a, b, c, d, g; every one of them passes a and b: 2 of 5. e (gamma declined it), f (not in
+    # beta's report) and h (declined by beta, not in gamma's report) are counted apart; the gate's failure of a is a
+    # harbor release's, not a candidate's.
+    assert (view.cases, view.common, view.agreed, view.partial) == (8, 5, 2, 3)
+    assert view.share == pytest.approx(2 / 5 * 100)
+
+    def told(items):
+        return [(d.id, [(x.name, x.outcome) for x in d.failing], d.ran, d.not_run) for d in items]
+
+    assert told(view.one) == [("reward.parse::c", [("beta", "fail")], 3, ())]
+    assert told(view.all) == [("reward.parse::d", [("alpha", "fail"), ("beta", "crash"), ("gamma", "xfail")], 3, ())]
+    assert told(view.some) == [("reward.parse::g", [("alpha", "fail"), ("gamma", "fail")], 3, ())]
+    assert told(view.lone) == [("reward.parse::h", [("alpha", "fail")], 1, ("beta", "gamma"))]
+    (beta_c,) = view.one[0].failing
+    assert beta_c.difference == VALUE[0].describe(bits=False)  # the line's first difference, as core words it
+
+    out = tmp_path / "site"
+    build(_three_candidates(tmp_path), out)
+    index = (out / "index.html").read_text()
+    across = index[index.index('<h2 id="across">'):index.index("<h2>Reports</h2>")]
+    assert '<td class="share">2 of 5 (40.0 %)</td>' in across and '<td class="n-partial">3</td>' in across
+    one = across[across.index('data-spread="one"'):across.index('data-spread="all"')]
+    assert re.findall(r'<tr data-id="([^"]+)">', one) == ["reward.parse::c"]
+    assert re.findall(r'<td class="failing-in"><a href="candidates/\w+\.html">(\w+) ', one) == ["beta"]
+
+
+def test_a_case_page_shows_every_candidate_s_answer_beside_the_oracle_s(tmp_path):
+    reports = _three_candidates(tmp_path)
+    site = collect(reports)
+    pages = {page.id: page for page in site.case_pages}
+    # A page for each case failing in some candidate's latest run; none for a case every candidate passes.
+    assert sorted(pages) == ["reward.parse::c", "reward.parse::d", "reward.parse::g", "reward.parse::h"]
+    answers = {a.name: a for a in pages["reward.parse::c"].answers}
+    assert list(answers) == ["alpha", "beta", "gamma"]
+    assert (answers["alpha"].status.label, answers["alpha"].candidate_text) == ("pass", "same as the oracle")
+    assert (answers["beta"].status.label, answers["beta"].candidate_text) == ("fail", "{'reward': 0.5}")
+    assert answers["gamma"].candidate_text == "{'reward': 1.0}"  # its passing line holds its answer
+    assert {a.oracle_text for a in answers.values()} == {"{'reward': 1.0}"}
+    assert answers["beta"].difference == VALUE[0].describe(bits=False) and answers["alpha"].difference == ""
+    lone = {a.name: a for a in pages["reward.parse::h"].answers}
+    assert lone["beta"].status.label == "not run" and lone["beta"].candidate_text == "declined (skip): not mine"
+    assert lone["gamma"].candidate_text == "not in its report"
+    out = tmp_path / "site"
+    build(reports, out)
+    page = pages["reward.parse::d"]
+    text = (out / page.path).read_text()
+    rows = re.findall(r'<tr class="answer status-(\w+)" data-candidate="(\w+)">', text)
+    assert rows == [("fail", "alpha"), ("fail", "beta"), ("fail", "gamma")]
+    assert "died on it" in text and "{&#39;reward&#39;: 0.5}" in text
+    # beta's failure entry links to the case page.
+    (beta,) = [c for c in site.candidates if c.name == "beta"]
+    assert f'href="../{pages["reward.parse::c"].path}"' in (out / beta.path).read_text()
+
+
+def test_a_case_s_history_collapses_repeated_results(tmp_path):
+    outcomes = {"reward.parse::x": [Outcome.PASS, Outcome.PASS, Outcome.FAIL, Outcome.FAIL, Outcome.PASS],
+                "reward.parse::y": [Outcome.PASS, Outcome.FAIL, Outcome.PASS, Outcome.FAIL, Outcome.FAIL],
+                "reward.parse::z": [Outcome.FAIL] * 5}
+    reports = []
+    for run in (3, 0, 4, 1, 2):  # given out of order: the start times order them
+        lines = [_answered(case_id, said[run]) for case_id, said in outcomes.items()]
+        reports.append(_candidate_report(tmp_path, "delta", lines, f"2026-01-0{run + 1}T00:00:00Z", f"1.{run}"))
+    # x fails in runs 3 and 4 and passes again in run 5: read as the site reads it (x has no case page: it fails in
+    # no latest run).
+    runs = sorted(load(reports), key=lambda run: run.started)
+    delta = interop.Candidate("delta", "rust", "candidates/delta.html", tuple(run_cases(run) for run in runs))
+    x = delta.history("reward.parse::x")
+    assert [(s.status.label, s.first, s.count, s.version) for s in x.stretches] == [
+        ("pass", 1, 2, "1.0"), ("fail", 3, 2, "1.2"), ("pass", 5, 1, "1.4")]
+    assert x.text == "pass ×2 → fail ×2 (since run 3, version 1.2) → pass (fixed in run 5, version 1.4)"
+    assert x.since is None
+    site = collect(reports)
+    assert sorted(c.id for c in site.case_pages) == ["reward.parse::y", "reward.parse::z"]
+    (page,) = site.candidates
+    entries = {e.id: e for group in page.groups for e in group.entries}
+    assert entries["reward.parse::y"].since == "failing again since run 4, version 1.3"
+    assert entries["reward.parse::z"].since == "failing in every run (5)"
+    histories = {c.id: c.answers[0].history.text for c in site.case_pages}
+    assert histories == {"reward.parse::y": "pass → fail (since run 2, version 1.1) → pass (fixed in run 3, version "
+                                            "1.2) → fail ×2 (since run 4, version 1.3)",
+                         "reward.parse::z": "fail ×5"}
+    out = tmp_path / "site"
+    build(reports, out)
+    text = (out / page.path).read_text()
+    assert '<span class="since">failing again since run 4, version 1.3</span>' in text
+
+
+def test_a_single_run_says_nothing_of_since_when(tmp_path):
+    report = _candidate_report(tmp_path, "solo", [_answered("reward.parse::a", Outcome.FAIL)])
+    site = collect([report])
+    (entry,) = [e for group in site.candidates[0].groups for e in group.entries]
+    assert entry.since is None and entry.case_page == site.case_pages[0].path
+    assert site.index.interop == ()  # one candidate: nothing to compare it with
+    assert site.case_pages[0].spread.value == "fails in the only candidate that ran it"
+
+
+HOSTILE_IDS = ["reward.parse::../../../escaped", "reward.parse::<script>alert(1)</script>", "reward.parse::AB",
+               "reward.parse::ab", "reward.parse::" + "\U0001d400" * 120, "reward.parse::a/b\\c\x00d",
+               "reward.parse::" + "x" * 300 + "1", "reward.parse::" + "x" * 300 + "2", "reward.parse::."]
+
+
+def test_hostile_case_ids_make_safe_file_names(tmp_path):
+    lines = [_answered(case_id, Outcome.FAIL) for case_id in HOSTILE_IDS]
+    reports = [_candidate_report(tmp_path, "eve", lines),
+               _candidate_report(tmp_path, "mallory", [_answered(i, Outcome.PASS) for i in HOSTILE_IDS])]
+    out = tmp_path / "site"
+    written = build(reports, out)
+    site = collect(reports)
+    paths = {page.id: page.path for page in site.case_pages}
+    assert sorted(paths) == sorted(HOSTILE_IDS)
+    assert len({p.lower() for p in paths.values()}) == len(HOSTILE_IDS)  # two per case-insensitive file system too
+    for case_id, path in paths.items():
+        folder, name = path.split("/")
+        assert folder == "by-case" and name.endswith(".html") and not name.startswith("."), (case_id, path)
+        assert len(name.encode("utf-8")) <= 255 and "\\" not in name and "\x00" not in name, (case_id, path)
+        assert (out / path).resolve().parent == (out / "by-case").resolve() and path in written
+    # Every one of them is listed (exactly one of the two fails them) and linked from the index.
+    index = (out / "index.html").read_text()
+    assert index.count('class="case-link"') == len(HOSTILE_IDS)
+    assert "<script>alert" not in index and "&lt;script&gt;alert(1)&lt;/script&gt;" in index
+
+
+def test_a_surface_page_holds_its_interop_lists_and_sections_for_the_footer_s_distributions(tmp_path):
+    reports = _three_candidates(tmp_path)
+    site = collect(reports)
+    (surface,) = site.surface_pages
+    assert surface.path == "surfaces/reward.parse.html" and surface.shapes is None and surface.ulps is None
+    out = tmp_path / "site"
+    build(reports, out)
+    text = (out / surface.path).read_text()
+    for spread, ids in (("one", ["c"]), ("all", ["d"]), ("some", ["g"]), ("lone", ["h"])):
+        section = text[text.index(f'data-spread="{spread}"'):]
+        section = section[:section.index("</section>")]
+        # One row per candidate a case fails in, each naming the case.
+        assert list(dict.fromkeys(re.findall(r'<tr data-id="reward\.parse::(\w)">', section))) == ids, spread
+    for title in ("Shapes of generated inputs", "ULP distances of float mismatches"):
+        section = text[text.index(title):]
+        assert section[:section.index("</section>")].count("Not in these reports.") == 1, title
+    shaped = SurfacePage(surface.view, shapes=Distribution("list lengths", (("0", 3), ("1–4", 9))))
+    html = pages(Site(site.index, site.candidates, site.releases, site.case_files, (shaped,), ()))[surface.path]
+    shapes = html[html.index("Shapes of generated inputs"):]
+    assert '<th scope="row">1–4</th><td>9</td>' in shapes[:shapes.index("</section>")]

@@ -245,3 +245,65 @@ def test_a_hostile_candidate_runs_no_script(browser, tmp_path):
         assert not browser.find_elements(By.CSS_SELECTOR, "main img, main script")
     _open(browser, next(site.glob("candidates/*.html")))
     assert site_reports.HOSTILE in browser.find_element(By.CSS_SELECTOR, ".side-candidate").text
+
+
+RAN = {"pass": "pass", "xpass": "pass", "skip": None, "broken": None}  # any other outcome: a failure, across candidates
+
+
+def _answers(report: Path) -> dict[str, str | None]:
+    """Each case's answer in a report, as docs/site.md says the view across candidates reads it."""
+    return {x["id"]: RAN.get(x["outcome"], "fail") for x in _lines(report)
+            if x["type"] == "case" and x.get("origin", "case") == "case"}
+
+
+def test_the_view_across_candidates_and_a_case_page(browser, built, tmp_path):
+    reference, naive = _answers(built.reports["reference"]), _answers(built.reports[NAIVE])
+    _open(browser, built.site / "index.html")
+    table = browser.find_element(By.ID, "interop")
+    assert [th.text for th in table.find_elements(By.CSS_SELECTOR, "thead th")][:5] == [
+        "surface", "candidates", "cases", "run by every candidate", "every candidate passes"]
+    rows = {tr.get_attribute("data-surface"): tr for tr in table.find_elements(By.CSS_SELECTOR, "tbody tr")}
+    assert sorted(rows) == SURFACES
+    for surface in SURFACES:  # the gate report is not a candidate: only the two candidates' answers count
+        ids = {i for i in [*reference, *naive] if i.startswith(f"{surface}::")}
+        common = [i for i in ids if reference.get(i) is not None and naive.get(i) is not None]
+        agreed = [i for i in common if reference[i] == naive[i] == "pass"]
+        share = rows[surface].find_element(By.CSS_SELECTOR, "td.share").text
+        assert share == f"{len(agreed)} of {len(common)} ({100 * len(agreed) / len(common):.1f} %)", surface
+    # Every case the naive sum fails, the reference passes: each fails in exactly one candidate, named.
+    failing = sorted(i for i, said in naive.items() if said == "fail")
+    assert failing and all(reference[i] == "pass" for i in failing)
+    one = browser.find_elements(By.CSS_SELECTOR, "section.divergences-one tr[data-id]")
+    assert [r.get_attribute("data-id") for r in one] == failing[:20]
+    assert {r.find_element(By.CSS_SELECTOR, "td.failing-in").text.split()[0] for r in one} == {NAIVE}
+    assert not browser.find_elements(By.CSS_SELECTOR, "section.divergences-all tr[data-id]")
+    shot = tmp_path / "across.png"
+    assert browser.save_screenshot(str(shot))
+
+    # From the candidate's failure entry to the case's page: both candidates' answers beside the oracle's.
+    browser.find_element(By.LINK_TEXT, NAIVE).click()
+    case_id = "metric.compute::sum-tenth-times-ten"
+    _entry(browser, case_id).find_element(By.CSS_SELECTOR, "a.case-page").click()
+    assert browser.find_element(By.CSS_SELECTOR, "h1").text == case_id
+    answers = {tr.get_attribute("data-candidate"): tr
+               for tr in browser.find_elements(By.CSS_SELECTOR, "table#answers-table tbody tr")}
+    assert list(answers) == ["reference", NAIVE]
+    headers = [th.text for th in browser.find_elements(By.CSS_SELECTOR, "table#answers-table thead th")]
+    assert headers[2:6] == ["status", "outcome", "oracle's answer", "candidate's answer"]
+    below = "0.9999999999999999"  # the float just below 1.0, as the naive sum gives it
+    for name, status, said in (("reference", "✔ pass", "{'sum': 1.0}"), (NAIVE, "✘ fail", f"{{'sum': {below}}}")):
+        cells = answers[name].find_elements(By.CSS_SELECTOR, "td")
+        assert cells[1].text == status and cells[3].text == "{'sum': 1.0}" and cells[4].text == said, name
+    differences = [tr.find_elements(By.CSS_SELECTOR, "td")[5].text for tr in answers.values()]
+    assert differences[0] == "–" and below in differences[1]
+    shot = tmp_path / "case.png"
+    assert browser.save_screenshot(str(shot))
+
+    # The surface's page: its lists, and the sections the report footer's distributions will fill.
+    browser.find_element(By.CSS_SELECTOR, "p.lead a").click()
+    assert browser.find_element(By.CSS_SELECTOR, "h1").text == "metric.compute across candidates"
+    listed = browser.find_elements(By.CSS_SELECTOR, "section.divergences-one tr[data-id]")
+    assert [r.get_attribute("data-id") for r in listed] == [i for i in failing if i.startswith("metric.compute::")]
+    for section in ("shapes", "ulps"):
+        assert browser.find_element(By.ID, section).find_element(By.CSS_SELECTOR, "p.absent").text == \
+            "Not in these reports."

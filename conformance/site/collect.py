@@ -13,7 +13,7 @@ the report was run on (its header's ``cases_root``, or the one given).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -28,16 +28,18 @@ from conformance.corpus import cases as case_corpus
 from conformance.corpus.files import FileProblem, read_case_file
 from conformance.kit import wire
 from conformance.report.commands import repro
-from conformance.report.model import CaseLine, Header, Identity, bounded, result_text
+from conformance.report.model import CaseLine, Header, Identity, result_text
 from conformance.report.problems import Problems
 from conformance.report.reader import Report, ReportError, read
 from conformance.report.writer import Tally
-from conformance.site import floatbits
+from conformance.site import floatbits, interop
 from conformance.site.model import (
     FAIL,
+    NOT_RUN,
     PASS,
     CandidatePage,
     CaseFilePage,
+    CasePage,
     Cell,
     ChangeGroup,
     Counts,
@@ -52,13 +54,13 @@ from conformance.site.model import (
     Row,
     Site,
     SkipRow,
+    SurfacePage,
     SurfaceRow,
     Trend,
     TrendPoint,
 )
 
 GROUP_LIMIT = 100  # entries a page lists per group of failures (and of other problems); the rest are counted
-TEXT_LIMIT = 4000  # characters of an input, a side or a detail shown; a longer one says how long it was
 UNLISTED = "not in the expectation file"
 # The trend's drawing, in SVG units.
 TREND_WIDTH, TREND_HEIGHT, TREND_MARGIN = 640, 200, 40
@@ -109,8 +111,10 @@ def load(paths: Iterable[Path]) -> list[Run]:
 
 
 def _slug(text: str) -> str:
-    kept = "".join(c if c.isalnum() or c in "_.-" else "_" for c in text).strip("_.")
-    return kept[:80] or "report"
+    kept = "".join(c if c.isalnum() or c in "_.-" else "_" for c in text).strip("_.")[:80]
+    while len(kept.encode("utf-8")) > 200:  # a file name holds 255 bytes; a letter may take four
+        kept = kept[:-1]
+    return kept or "report"
 
 
 class _Names:
@@ -178,8 +182,7 @@ class Corpus:
         return tuple(sorted(self._files.values(), key=lambda page: page.path))
 
 
-def _cut(text: str) -> str:
-    return bounded(text, TEXT_LIMIT) or ""
+_cut = interop.cut  # one limit for every text a page shows
 
 
 def _facts(run: Run) -> ReportFacts:
@@ -213,10 +216,19 @@ def _wire_input(record: CaseLine, item: case_corpus.LoadedCase | None) -> Any:
     return wire.encode(item.case.input) if item is not None else None
 
 
-def entry(run: Run, record: CaseLine, corpus: Corpus) -> Entry:
+@dataclass(frozen=True)
+class _Described:
+    """What the corpus (or the line) tells of a case: its description, tags and input."""
+
+    item: case_corpus.LoadedCase | None
+    description: str
+    tags: tuple[str, ...]
+    input_text: str
+    input_size: int
+
+
+def _described(run: Run, record: CaseLine, corpus: Corpus) -> _Described:
     item = None if record.generated else corpus.case(run.header, record.id)
-    main = most_severe(record.mismatches)
-    oracle_label, candidate_label = _labels(run)
     encoded = _wire_input(record, item)
     if encoded is None:
         input_text, size = "(neither the report nor the corpus holds it)", 2**63
@@ -225,13 +237,23 @@ def entry(run: Run, record: CaseLine, corpus: Corpus) -> Entry:
         size = len(json.dumps(encoded, ensure_ascii=False))
     description = item.case.description if item is not None else (
         "a generated input, shrunk to a minimal one" if record.generated else "")
+    tags = tuple(item.case.tags) if item is not None else (("generated",) if record.generated else ())
+    return _Described(item, description, tags, input_text, size)
+
+
+def entry(run: Run, record: CaseLine, corpus: Corpus, case_page: str | None = None,
+          since: str | None = None) -> Entry:
+    described = _described(run, record, corpus)
+    item = described.item
+    main = most_severe(record.mismatches)
+    oracle_label, candidate_label = _labels(run)
     expected = record.expected_divergence
     return Entry(
         id=record.id, surface=record.surface, outcome=str(record.outcome),
         group=main.value if main is not None else str(record.outcome),
-        classes=tuple(sorted({m.cls.value for m in record.mismatches})),
-        tags=tuple(item.case.tags) if item is not None else (("generated",) if record.generated else ()),
-        description=description, generated=record.generated, input_text=input_text, input_size=size,
+        classes=tuple(sorted({m.cls.value for m in record.mismatches})), tags=described.tags,
+        description=described.description, generated=record.generated, input_text=described.input_text,
+        input_size=described.input_size,
         oracle_label=oracle_label, oracle_text=_cut(result_text(record.oracle)),
         candidate_label=candidate_label, candidate_text=_cut(result_text(record.candidate)),
         mismatches=tuple(MismatchView(m.cls.value, m.describe(oracle_label, candidate_label, bits=False),
@@ -242,7 +264,7 @@ def entry(run: Run, record: CaseLine, corpus: Corpus) -> Entry:
         reason=expected.reason if record.outcome is Outcome.XFAIL and expected is not None else None,
         case_file=corpus.link(run.header, item) if item is not None else None,
         candidate_again_text=_cut(result_text(record.candidate_again)) if record.candidate_again else None,
-        repro=repro(run.path, record.id) if record.reproducible else None)
+        repro=repro(run.path, record.id) if record.reproducible else None, case_page=case_page, since=since)
 
 
 def surface_counts(run: Run) -> dict[str, Counts]:
@@ -294,16 +316,22 @@ def trend(runs: Sequence[Run]) -> Trend | None:
     return Trend(points, TREND_WIDTH, TREND_HEIGHT, top, bottom, left, right, floor)
 
 
-def candidate_page(who: Identity, path: str, runs: Sequence[Run], corpus: Corpus) -> CandidatePage:
-    """A candidate's page: its latest run, and the trend of all of them (whichever versions and specs they had)."""
+def candidate_page(who: Identity, path: str, runs: Sequence[Run], corpus: Corpus,
+                   across: interop.Candidate, case_pages: Mapping[str, str]) -> CandidatePage:
+    """A candidate's page: its latest run, and the trend of all of them (whichever versions and specs they had);
+    each failure links to its case page (``case_pages``, by id) and says since when it fails (``across``)."""
     latest = runs[-1]
     found = Problems.of(latest.report.records, keep=GROUP_LIMIT)
-    groups = tuple(FailureGroup(surface, cls, found.failing_in(surface, cls),
-                                tuple(entry(latest, record, corpus) for record in records))
+
+    def shown(record: CaseLine) -> Entry:
+        if record.generated:  # drawn for this run alone: no other run, no other candidate has it
+            return entry(latest, record, corpus)
+        return entry(latest, record, corpus, case_pages.get(record.id), across.history(record.id).since)
+
+    groups = tuple(FailureGroup(surface, cls, found.failing_in(surface, cls), tuple(shown(r) for r in records))
                    for surface, by_class in found.failures.items() for cls, records in by_class.items())
-    others = tuple(entry(latest, record, corpus) for record in found.others)
-    known = tuple(entry(latest, record, corpus) for record in latest.report.records
-                  if record.outcome is Outcome.XFAIL)[:GROUP_LIMIT]
+    others = tuple(shown(record) for record in found.others)
+    known = tuple(shown(record) for record in latest.report.records if record.outcome is Outcome.XFAIL)[:GROUP_LIMIT]
     listed = [e for group in groups for e in group.entries] + list(others)
     filters = Filters(tuple(sorted({e.surface for e in listed})), tuple(sorted({c for e in listed for c in e.classes})),
                       tuple(sorted({t for e in listed for t in e.tags})))
@@ -376,7 +404,15 @@ def collect(paths: Iterable[Path], cases_root: Path | None = None) -> Site:
             by_candidate.setdefault(run.header.candidate.identity, []).append(run)
     corpus, names = Corpus(cases_root), _Names()
     order = sorted(by_candidate, key=lambda who: (who.name, who.language or ""))
-    candidates = [candidate_page(who, names("candidates", who.name), by_candidate[who], corpus) for who in order]
+    homes = [names("candidates", who.name) for who in order]
+    across = [interop.Candidate(who.name, who.language, home, tuple(run_cases(run) for run in by_candidate[who]))
+              for who, home in zip(order, homes, strict=True)]
+    failing = interop.diverging(across)
+    case_paths = {case_id: names("by-case", case_id) for case_id in failing}
+    surface_paths = {s: names("surfaces", s) for s in sorted({s for c in across for s in c.taking_part})}
+    views = interop.views(across, surface_paths, case_paths)
+    candidates = [candidate_page(who, home, by_candidate[who], corpus, runs_of, case_paths)
+                  for who, home, runs_of in zip(order, homes, across, strict=True)]
     releases = [release_page(version, names("releases", f"harbor-{version}"), by_release[version], corpus)
                 for version in sorted(by_release, key=_version_key)]
     latest = [by_candidate[who][-1] for who in order] + [by_release[page.version][-1] for page in releases]
@@ -390,5 +426,40 @@ def collect(paths: Iterable[Path], cases_root: Path | None = None) -> Site:
                 page.facts.verdict_text) for who, page in zip(order, candidates, strict=True)]
     rows += [Row("release", f"harbor {page.version}", page.path, page.facts, cells(by_release[page.version][-1]),
                  PASS if page.passed else FAIL, "gate passed" if page.passed else "gate FAILED") for page in releases]
-    index = IndexPage(surfaces, tuple(rows), tuple(_facts(run) for run in runs))
-    return Site(index, tuple(candidates), tuple(releases), corpus.files)
+    index = IndexPage(surfaces, tuple(rows), tuple(_facts(run) for run in runs),
+                      views if len(across) > 1 else ())
+    latest_runs = [by_candidate[who][-1] for who in order]
+    cases = tuple(case_page(case_id, surface, case_paths[case_id], surface_paths[surface], across, latest_runs, corpus)
+                  for case_id, surface in failing.items())
+    return Site(index, tuple(candidates), tuple(releases), corpus.files,
+                tuple(SurfacePage(view) for view in views), cases)
+
+
+def run_cases(run: Run) -> interop.RunCases:
+    """A run as the view across candidates reads it, with why a case of its surfaces may have no line."""
+    head = run.header
+    if head.shard is not None:
+        gap = f"not in its shard {head.shard.index}/{head.shard.count}"
+    elif head.case_globs:
+        gap = "not selected by its --case globs"
+    elif not run.report.finished:
+        gap = "its run did not finish"
+    else:
+        gap = "not in its report"
+    lines = {record.id: record for record in run.report.records if not record.generated}
+    return interop.RunCases(_facts(run), lines, frozenset(head.surfaces), gap)
+
+
+def case_page(case_id: str, surface: str, path: str, surface_path: str, across: Sequence[interop.Candidate],
+              latest: Sequence[Run], corpus: Corpus) -> CasePage:
+    """A case that fails in some candidate's latest run: its description and input (from the first such run's line
+    and its corpus), and every candidate's answer. ``latest``: each candidate's latest run, in the same order."""
+    first = next(i for i, c in enumerate(across) if interop.answer(c.latest.lines.get(case_id)) is FAIL)
+    run = latest[first]
+    described = _described(run, across[first].latest.lines[case_id], corpus)
+    answers = interop.answers(case_id, surface, across)
+    ran = [a for a in answers if a.status is not NOT_RUN]
+    spread = interop.spread(len(ran), sum(a.status is FAIL for a in ran))
+    return CasePage(case_id, surface, path, surface_path, described.description, described.tags,
+                    described.input_text, corpus.link(run.header, described.item) if described.item else None,
+                    spread, answers, tuple(c.name for c in across if surface not in c.taking_part))

@@ -8,6 +8,7 @@ the templates escape it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from typing import Literal
 
 from conformance.core.outcomes import Outcome
@@ -170,6 +171,8 @@ class Entry:
     case_file: Link | None
     candidate_again_text: str | None = None  # a flaky answer: the candidate's second answer to the same input
     repro: str | None = None  # the command that writes its reproducer, for a case that does not conform
+    case_page: str | None = None  # its page across candidates, for a case some candidate's latest run fails
+    since: str | None = None  # since when it fails in the candidate's runs ("failing since run 3, version 1.2")
 
     @property
     def anchor(self) -> str:
@@ -313,10 +316,198 @@ class Row:
 
 
 @dataclass(frozen=True)
+class Stretch:
+    """Consecutive runs of one candidate in which a case went the same way."""
+
+    status: Status  # PASS (its answer agreed), FAIL (it did not, or no answer came) or NOT_RUN
+    first: int  # the number of its first run, as the trend numbers them (1: the oldest)
+    count: int
+    version: str | None  # the candidate's version in its first run (None: it never started)
+
+
+@dataclass(frozen=True)
+class History:
+    """A case across a candidate's runs, oldest first, repeated results collapsed:
+    ``pass ×2 → fail ×2 (since run 3, version 1.3) → pass (fixed in run 5, version 1.4)``."""
+
+    stretches: tuple[Stretch, ...]
+
+    @property
+    def runs(self) -> int:
+        return sum(s.count for s in self.stretches)
+
+    @staticmethod
+    def _when(s: Stretch) -> str:
+        return f"run {s.first}" + (f", version {s.version}" if s.version is not None else "")
+
+    @property
+    def text(self) -> str:
+        told = []
+        for before, s in zip((None, *self.stretches), self.stretches, strict=False):
+            said = s.status.label + (f" ×{s.count}" if s.count > 1 else "")
+            if before is not None:
+                if s.status is FAIL:
+                    said += f" (since {self._when(s)})"
+                elif s.status is PASS and before.status is FAIL:
+                    said += f" (fixed in {self._when(s)})"
+                else:
+                    said += f" (from {self._when(s)})"
+            told.append(said)
+        return " → ".join(told)
+
+    @property
+    def since(self) -> str | None:
+        """The short note of a failure entry: since when the case fails; None when its latest run did not fail it,
+        or there is one run only (nothing to tell)."""
+        last = self.stretches[-1]
+        if last.status is not FAIL or self.runs < 2:
+            return None
+        if len(self.stretches) == 1:
+            return f"failing in every run ({last.count})"
+        again = " again" if any(s.status is FAIL for s in self.stretches[:-1]) else ""
+        return f"failing{again} since {self._when(last)}"
+
+
+class Spread(StrEnum):
+    """How a case that fails somewhere fails across the candidates that ran it."""
+
+    ONE = "fails in exactly one candidate"  # the others that ran it agree with the oracle: likely its bug
+    ALL = "fails in every candidate that ran it"  # two or more ran it: a harbor ambiguity, or a problem of the suite
+    SOME = "fails in some candidates, not all"
+    LONE = "fails in the only candidate that ran it"  # nothing to compare it with
+
+
+@dataclass(frozen=True)
+class Failing:
+    """A candidate a case fails in, as an interop list names it."""
+
+    name: str
+    language: str | None
+    path: str  # its page
+    outcome: str
+    difference: str  # the first difference, one line
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """A case that fails in some candidate's latest run, in its surface's interop lists."""
+
+    id: str
+    path: str  # its case page
+    spread: Spread
+    failing: tuple[Failing, ...]
+    ran: int  # the candidates that ran it (answered it, rightly or not)
+    not_run: tuple[str, ...]  # the candidates taking part in the surface that did not run it
+
+
+@dataclass(frozen=True)
+class SurfaceView:
+    """One surface across the candidates (each one's latest run): the cases every one of them passes, and those that
+    fail somewhere, by how they spread.
+
+    A candidate takes part in a surface when its latest run answered at least one of its cases. A case a candidate
+    taking part did not run (it declined it, its run was a shard or a subset of cases, or was cut short) is left
+    out of the share and counted in ``partial``; in the lists it counts only the candidates that ran it.
+    """
+
+    surface: str
+    path: str  # its surface page
+    candidates: tuple[str, ...]  # taking part
+    absent: tuple[str, ...]  # candidates whose latest run answered no case of the surface
+    cases: int  # the case ids any candidate taking part has a line for
+    common: int  # run by every candidate taking part
+    agreed: int  # of the common ones, those every candidate passes
+    partial: int  # not run by every candidate taking part
+    divergences: tuple[Divergence, ...]
+
+    @property
+    def share(self) -> float | None:
+        """The share, in percent, of the cases run by every candidate taking part that every one of them passes;
+        None when no case was run by all of them."""
+        return 100.0 * self.agreed / self.common if self.common else None
+
+    def spread(self, spread: Spread) -> tuple[Divergence, ...]:
+        return tuple(d for d in self.divergences if d.spread is spread)
+
+    @property
+    def one(self) -> tuple[Divergence, ...]:
+        return self.spread(Spread.ONE)
+
+    @property
+    def all(self) -> tuple[Divergence, ...]:
+        return self.spread(Spread.ALL)
+
+    @property
+    def some(self) -> tuple[Divergence, ...]:
+        return self.spread(Spread.SOME)
+
+    @property
+    def lone(self) -> tuple[Divergence, ...]:
+        return self.spread(Spread.LONE)
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """A distribution a surface page draws as a table: a bin's label and how many fall in it."""
+
+    caption: str
+    bins: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class SurfacePage:
+    """A surface: its interop lists; and the distributions a report's footer may hold (None: not in these reports,
+    and the section says so)."""
+
+    view: SurfaceView
+    shapes: Distribution | None = None  # shapes of the generated inputs
+    ulps: Distribution | None = None  # ULP distances of float mismatches
+
+    @property
+    def path(self) -> str:
+        return self.view.path
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One candidate's answer to a case (its latest run), beside the oracle's, on the case's page."""
+
+    name: str
+    language: str | None
+    path: str  # the candidate's page
+    version: str | None
+    status: Status  # PASS, FAIL or NOT_RUN
+    outcome: str  # the report's outcome; "not run" when the report has no line for the case
+    oracle_text: str
+    candidate_text: str  # its result; "same as the oracle" when a passing line does not hold it; why it did not run
+    difference: str  # the first difference; "" when it agrees or did not run
+    history: History
+
+
+@dataclass(frozen=True)
+class CasePage:
+    """A case that fails in some candidate's latest run: every candidate's answer, and each one's history."""
+
+    id: str
+    surface: str
+    path: str
+    surface_path: str
+    description: str
+    tags: tuple[str, ...]
+    input_text: str
+    case_file: Link | None
+    spread: Spread
+    answers: tuple[Answer, ...]
+    absent: tuple[str, ...]  # candidates whose latest run answered no case of the surface
+
+
+@dataclass(frozen=True)
 class IndexPage:
     surfaces: tuple[str, ...]
     rows: tuple[Row, ...]
     reports: tuple[ReportFacts, ...]  # every report the site was built from, oldest first
+    interop: tuple[SurfaceView, ...] = ()  # with two candidates or more
+    listed: int = 20  # the cases each interop list shows here; its surface page lists every one
 
 
 @dataclass(frozen=True)
@@ -334,3 +525,5 @@ class Site:
     candidates: tuple[CandidatePage, ...]
     releases: tuple[ReleasePage, ...]
     case_files: tuple[CaseFilePage, ...] = field(default=())
+    surface_pages: tuple[SurfacePage, ...] = field(default=())
+    case_pages: tuple[CasePage, ...] = field(default=())

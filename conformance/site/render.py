@@ -58,6 +58,8 @@ def pages(site: Site) -> dict[str, str]:
     drawn += [draw("candidate.html", page.path, site=site, page=page) for page in site.candidates]
     drawn += [draw("release.html", page.path, site=site, page=page) for page in site.releases]
     drawn += [draw("case_file.html", page.path, site=site, page=page) for page in site.case_files]
+    drawn += [draw("surface.html", page.path, site=site, page=page) for page in site.surface_pages]
+    drawn += [draw("case.html", page.path, site=site, page=page) for page in site.case_pages]
     return dict(drawn)
 
 

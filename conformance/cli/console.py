@@ -20,7 +20,7 @@ from conformance.errors import HarnessError, OptionError
 from conformance.report.commands import command as command  # re-exported: the commands print with it
 from conformance.report.commands import repro
 from conformance.report.markdown import shown_outcomes
-from conformance.report.model import CaseLine, Party, result_text
+from conformance.report.model import CaseLine, Party, result_text, verdict
 from conformance.report.problems import Problems
 from conformance.report.writer import Tally
 
@@ -177,7 +177,10 @@ def print_tables(tally: Tally, candidate: Party, oracle: str, note: str = "") ->
 
 
 def print_verdict(candidate: Party, tally: Tally, conforms: bool, path: Path) -> None:
-    verdict = "[green]conforms[/green]" if conforms else "[red]does not conform[/red]"
+    warned = tally.warnings()
+    said = escape(verdict(conforms, warned))
+    colour = "red" if not conforms else "yellow" if warned else "green"
+    verdict_text = f"[{colour}]{said}[/{colour}]"
     counts = [f"{tally.outcomes[Outcome.PASS]}/{tally.total} cases pass"] if tally.total else []
     if tally.outcomes[Outcome.XFAIL]:
         counts.append(f"{tally.outcomes[Outcome.XFAIL]} known divergence(s)")
@@ -195,6 +198,9 @@ def print_verdict(candidate: Party, tally: Tally, conforms: bool, path: Path) ->
         counts.append(f"the candidate failed to {problem.stage} ({problem.outcome})")
     if tally.cached_answers:
         counts.append(f"{tally.cached_answers} oracle answer(s) from the cache")
-    out.print(f"{escape(candidate.described)}: {verdict} ({escape(', '.join(counts))}); report: {escape(str(path))}")
+    out.print(f"{escape(candidate.described)}: {verdict_text} ({escape(', '.join(counts))}); report: "
+              f"{escape(str(path))}")
+    for warning in warned:
+        out.print(f"  [yellow]warning[/yellow] {escape(warning.text())} — {escape(warning.name.hint)}", highlight=False)
     if tally.findings:
         out.print(f"make them cases with: {command('promote', str(path))}", highlight=False, markup=False)

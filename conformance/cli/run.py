@@ -87,6 +87,7 @@ def certify(
     example_database: opt.ExampleDatabase = None,
     progress: Annotated[ProgressMode, opt.option("progress")] = ProgressMode.AUTO,
     no_oracle_cache: opt.NoOracleCache = False,
+    strict_warnings: opt.StrictWarnings = False,
     oracle_processes: Annotated[int, opt.option(
         "oracle-processes", help=f"Oracle processes that run whole-job cases ({opt.whole_jobs()}) at once; the "
                                  "extra ones start when such cases come.")] = 1,
@@ -105,7 +106,7 @@ def certify(
         no_cases=no_cases, no_generate=no_generate, expectations=expectations,
         timeout_multiplier=timeout_multiplier, validate_protocol=validate_protocol, broken_after=broken_after,
         resume=resume, shard=shard, example_database=example_database, oracle_cache=not no_oracle_cache,
-        oracle_processes=oracle_processes)
+        oracle_processes=oracle_processes, strict_warnings=strict_warnings)
     with contextlib.ExitStack() as stack:
         if report_to_stdout:  # written to a file as always (flushed line by line), then sent to stdout whole
             path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="conformance-report-"))) / "r.jsonl"
@@ -127,7 +128,7 @@ def certify(
         outputs.write(path)
         if report_to_stdout:
             sys.stdout.write(path.read_text(encoding="utf-8"))
-    raise typer.Exit(0 if run.conforms else 1)
+    raise typer.Exit(0 if run.footer.passes(options.strict_warnings) else 1)
 
 
 def smoke(

@@ -70,3 +70,42 @@ def outcome_of(kind: ReplyKind) -> Outcome:
     return {ReplyKind.ERRORED: Outcome.ERROR, ReplyKind.SKIPPED: Outcome.SKIP, ReplyKind.CRASH: Outcome.CRASH,
             ReplyKind.TIMEOUT: Outcome.TIMEOUT, ReplyKind.PROTOCOL_ERROR: Outcome.PROTOCOL_ERROR,
             ReplyKind.BROKEN: Outcome.BROKEN}[kind]
+
+
+class RunWarning(StrEnum):
+    """A run with no divergence that is still no evidence of conformance: an empty pass, by name (docs/warnings.md).
+
+    Each is read from a report's lines alone, so every reader of a report (``summary``, ``combine``, the site)
+    finds the same ones; a run with one and no divergence "conforms, with warnings".
+    """
+
+    MOSTLY_SKIPPED = "mostly-skipped"
+    REJECTED_BEFORE_SCORING = "rejected-before-scoring"
+    NOTHING_GENERATED = "nothing-generated"
+    NOTHING_RAN = "nothing-ran"
+
+    @property
+    def meaning(self) -> str:
+        return _WARNINGS[self][0]
+
+    @property
+    def hint(self) -> str:
+        return _WARNINGS[self][1]
+
+
+_WARNINGS = {
+    RunWarning.MOSTLY_SKIPPED: (
+        "the candidate declined more than half of a surface's inputs (skipped, or skips listed as known)",
+        "answer the surface, or leave it out: list only the surfaces you serve in the handshake, or claim a scope"),
+    RunWarning.REJECTED_BEFORE_SCORING: (
+        "every input of a surface that ran was turned away by the oracle before any scoring (its surface's "
+        "rejections)",
+        "claim a scope that holds inputs the oracle scores, or run the surface's whole corpus and generator"),
+    RunWarning.NOTHING_GENERATED: (
+        "a surface's generator ran and sent no input at all (each one drawn was out of scope, or none could be)",
+        "see the generator's error; claim a scope its strategy can draw, or run with --no-generate on purpose"),
+    RunWarning.NOTHING_RAN: (
+        "no case and no generated input ran",
+        "check --surface, --case, the candidate's scope and --no-cases / --no-generate"),
+}
+assert set(_WARNINGS) == set(RunWarning), "every warning needs a meaning and a hint"

@@ -68,6 +68,10 @@ class Surface:
     # How an exception's message is read, where the message is part of the answer ("module:attr" of a
     # callable message -> code or None): reward.parse's messages reach agent-challenge as reason codes.
     message_reader: str | None = None
+    # Exception classes by which the oracle turns an input away before any scoring (an unknown metric name, a
+    # config its model refuses): answering them alike checks no score. A surface where every input ran was answered
+    # so warns (RunWarning.REJECTED_BEFORE_SCORING). Empty where every exception is part of the scoring.
+    rejections: frozenset[str] = frozenset()
     # The implementation that answers for this surface instead of the default oracle (a candidate spec).
     oracle: str | None = None
     # Inputs sent together in one `batch` message (1: one request at a time, for inputs that run a whole
@@ -163,6 +167,11 @@ class Surface:
             return None
         reader: Callable[[str], str | None] = import_object(self.resolve(self.message_reader))
         return reader(message)
+
+    def rejected(self, raised: str | None) -> bool:
+        """Whether an oracle answer that raised ``raised`` (a class name; None: no exception) turned the input
+        away before any scoring."""
+        return raised is not None and raised in self.rejections
 
     def validate_input(self, value: Any) -> None:
         """Raise pydantic.ValidationError when ``value`` is not an input of this surface."""

@@ -80,6 +80,7 @@ OPTIONS = (
     Option("no-oracle-cache"),
     Option("no-cases"),
     Option("no-generate"),
+    Option("strict-warnings"),
     Option("config", ini=False),
     Option("no-config", ini=False),
 )
@@ -209,6 +210,7 @@ def _read(config: pytest.Config) -> Settings:
         no_cases=_flag(config, "no-cases", file),
         no_generate=_flag(config, "no-generate", file),
         oracle_cache=not _flag(config, "no-oracle-cache", file),
+        strict_warnings=_flag(config, "strict-warnings", file),
         **given_numbers,
     )
     return Settings(run, Path(report) if report else None)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from conformance.pytest_plugin.options import Settings
-    from conformance.report.model import CandidateLine, CaseLine, GeneratedLine, Party
+    from conformance.report.model import CandidateLine, CaseLine, GeneratedLine, Party, Warned
     from conformance.run.expectations import Expectations
 
 ATTRIBUTE = "conformance_lines"
@@ -81,6 +81,14 @@ class Ledger:
         from conformance.report.model import GeneratedLine
 
         return {line.surface: line for line in self.lines if isinstance(line, GeneratedLine)}
+
+    def warnings(self) -> list[Warned]:
+        """The run's warnings, as its report gives them (docs/warnings.md)."""
+        from conformance.report.model import CandidateLine
+        from conformance.report.writer import Tally
+
+        problems = [line for line in self.lines if isinstance(line, CandidateLine)]
+        return Tally.of(self._records(), self._generated().values(), problems).warnings()
 
     def stale(self, expectations: Expectations) -> list[str]:
         """Entries that named nothing they should have, as certify finds them: an id of a generated input of a

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from conformance.connection.breaker import Breaker
     from conformance.errors import HarnessError
     from conformance.pytest_plugin.reporting import Ledger
-    from conformance.report.model import CandidateLine, Party
+    from conformance.report.model import CandidateLine, Party, Warned
     from conformance.run.engine import Engine, Stream
     from conformance.run.expectations import Expectations
     from conformance.run.runner import Oracle
@@ -60,6 +60,7 @@ class Conformance:
         self.ledger: Ledger | None = None  # where the report is written: the lines of every item
         self.stale: list[str] = []  # expectation entries that named nothing they should have
         self.expired: list[str] = []  # expectation entries naming a case of the run, past their date
+        self.warnings: list[Warned] = []  # what makes the run no evidence of conformance (docs/warnings.md)
         self.seed = self._seed()
 
     @classmethod
@@ -230,6 +231,9 @@ class Conformance:
                               ["pytest", *self.config.invocation_params.args])
         if self.stale and session.exitstatus == pytest.ExitCode.OK:  # as certify: an out-of-date entry fails the run
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        self.warnings = self.ledger.warnings()
+        if self.warnings and self.settings.run.strict_warnings and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # as certify --strict-warnings
 
     @property
     def writes_report(self) -> bool:
@@ -251,6 +255,15 @@ class Conformance:
             terminalreporter.write_line(f"harbor-conformance: {len(self.expired)} expired expectation(s) in "
                                         f"{self.expectations.path}, their divergences counted as new: "
                                         f"{', '.join(self.expired)}", red=True)
+        if self.warnings:
+            from conformance.report.model import warning_names
+
+            strict = "; --conformance-strict-warnings fails the run" if self.settings.run.strict_warnings else ""
+            terminalreporter.write_line(f"harbor-conformance: warnings {', '.join(warning_names(self.warnings))}: "
+                                        f"the run is no evidence of conformance (docs/warnings.md){strict}",
+                                        yellow=True)
+        for warning in self.warnings:
+            terminalreporter.write_line(f"  {warning.text()} — {warning.name.hint}", yellow=True)
         if self.writes_report:
             terminalreporter.write_line(f"harbor-conformance: report written to {self.settings.report}")
 

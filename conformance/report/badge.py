@@ -7,7 +7,8 @@ It names what was certified: the candidate as its handshake names it, the oracle
 corpus's recordings, when they were), the cases and generated inputs, and
 whether the run covered less than the whole suite (some surfaces, some
 cases, one shard). A run that covered less says "partial" whatever its
-colour; a run that did not finish, or diverged, is red.
+colour; a run that did not finish, or diverged, is red; one that conforms with warnings (docs/warnings.md) is
+orange and names them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from conformance import ORACLE_RELEASE
 from conformance.core import surfaces
 from conformance.core.outcomes import Outcome
-from conformance.report.model import Header
+from conformance.report.model import Header, warning_names
 from conformance.report.reader import Summarised
 
 
@@ -61,6 +62,9 @@ def render(report: Summarised) -> dict[str, Any]:
         parts.append(f"partial: {narrower}")
     if not report.finished:
         parts.append("unfinished")
-    color = ("red" if not (tally.conforms and report.finished) else "yellow" if known else "brightgreen")
+    conforms = tally.conforms and report.finished
+    if warned := warning_names(tally.warnings()):
+        parts.append(("conforms with warnings: " if conforms else "warnings: ") + ", ".join(warned))
+    color = ("red" if not conforms else "orange" if warned else "yellow" if known else "brightgreen")
     message = f"{named}: {', '.join(parts)}" if parts else named
     return {"schemaVersion": 1, "label": label(report.header), "message": message, "color": color}

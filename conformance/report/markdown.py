@@ -13,7 +13,7 @@ from typing import Any
 
 from conformance.core.outcomes import Outcome
 from conformance.report.commands import repro
-from conformance.report.model import CaseLine, describe, result_text
+from conformance.report.model import CaseLine, describe, result_text, verdict, warning_names
 from conformance.report.reader import Report, Summarised
 from conformance.report.writer import Tally
 
@@ -68,9 +68,15 @@ def summary(report: Summarised, *, limit: int = 50, source: Path | None = None) 
     tally = report.tally()
     candidate = report.candidate
     finished = report.footer is not None
-    verdict = "conforms" if tally.conforms and finished else "does not conform"
-    mark = "✅" if tally.conforms and finished else "❌"
-    lines = [f"## {mark} {_inline(candidate.display_name)} {verdict} to {_inline(report.oracle_spec)}", ""]
+    warned = tally.warnings()
+    conforms = tally.conforms and finished
+    said = verdict(conforms, warned)
+    mark = "❌" if not conforms else "⚠️" if warned else "✅"
+    if conforms and warned:  # "conforms, with warnings: ..." reads on after the oracle
+        said = f"conforms to {_inline(report.oracle_spec)}, with warnings: " + ", ".join(warning_names(warned))
+    else:
+        said = f"{said} to {_inline(report.oracle_spec)}"
+    lines = [f"## {mark} {_inline(candidate.display_name)} {said}", ""]
     if not finished:
         lines += ["> The report has no footer: the run did not finish.", ""]
     head = report.header
@@ -89,6 +95,11 @@ def summary(report: Summarised, *, limit: int = 50, source: Path | None = None) 
     if head is not None and head.expectations:
         facts.append(f"expectations: `{head.expectations}`")
     lines += [" · ".join(facts), ""]
+    if warned:
+        lines += ["### Warnings", "", "What the run checked is no evidence of conformance where these say (the "
+                  "suite's docs/warnings.md lists them):", ""]
+        lines += [f"- **{w.name}**" + (f" on `{w.surface}`" if w.surface else "") + f": {_cell(w.detail)}. "
+                  f"{w.name.meaning[0].upper()}{w.name.meaning[1:]}; {w.name.hint}." for w in warned] + [""]
     for problem in tally.candidate_problems:
         lines += [f"> The candidate failed to {problem.stage}: {problem.outcome}"
                   + (f" ({problem.protocol_error})" if problem.protocol_error else "")

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator,
 from conformance.connection.protocol import Implementation
 from conformance.connection.spec import harbor_release
 from conformance.core.compare import Mismatch, MismatchClass, Result
-from conformance.core.outcomes import DIVERGING, Outcome, ProtocolError, ReplyKind
+from conformance.core.outcomes import DIVERGING, Outcome, ProtocolError, ReplyKind, RunWarning
 from conformance.kit import wire
 
 REPORT_VERSION = 1
@@ -444,6 +444,13 @@ class CaseLine(_Line):
         return self.outcome in (Outcome.PASS, Outcome.XFAIL)
 
     @property
+    def declined(self) -> bool:
+        """Whether the candidate declined the input: a skip, or a skip the expectation file lists."""
+        if self.outcome is Outcome.XFAIL and self.expected_divergence is not None:
+            return self.expected_divergence.outcome is Outcome.SKIP
+        return self.outcome is Outcome.SKIP
+
+    @property
     def reproducible(self) -> bool:
         """Whether the line's account shows its repro command: it does not conform, and the candidate was asked
         (a ``broken`` line was never sent: the candidate had been given up on, or never started)."""
@@ -494,6 +501,8 @@ class GeneratedLine(_Line):
     skipped: int = Field(default=0, description="Generated inputs the candidate declined: no divergence, but they "
                                                 "count against conformance, as a skipped case does.")
     skip_reason: str | None = Field(default=None, description="The first of those inputs' skip reasons.")
+    rejected: int = Field(default=0, description="Generated inputs the oracle turned away before any scoring (an "
+                                                 "exception among the surface's declared rejections).")
     error: str | None = None
 
     @field_validator("error", "skip_reason")
@@ -530,6 +539,34 @@ class GeneratedSummary(_Model):
     error: str | None = None
 
 
+class Warned(_Model):
+    """A warning a run's lines give (:class:`~conformance.core.outcomes.RunWarning`): on a surface, or on the whole
+    run (``surface`` None), with what was counted."""
+
+    name: RunWarning
+    surface: str | None = None
+    detail: str
+
+    def text(self) -> str:
+        return f"{self.name}" + (f" ({self.surface})" if self.surface else "") + f": {self.detail}"
+
+
+def warning_names(warnings: list[Warned]) -> list[RunWarning]:
+    """The names among ``warnings``, each once, in the catalogue's order."""
+    given = {w.name for w in warnings}
+    return [name for name in RunWarning if name in given]
+
+
+def verdict(conforms: bool, warnings: list[Warned]) -> str:
+    """A run's verdict in words, as every output says it: ``does not conform``, ``conforms``, or ``conforms, with
+    warnings: NAME, ...`` (nothing diverged, yet the run is no evidence of conformance)."""
+    if not conforms:
+        return "does not conform"
+    if not warnings:
+        return "conforms"
+    return "conforms, with warnings: " + ", ".join(warning_names(warnings))
+
+
 class Footer(_Line):
     type: Literal["footer"] = "footer"
     finished_at: str
@@ -550,6 +587,13 @@ class Footer(_Line):
     cached_answers: int = Field(default=0, description="Oracle answers taken from the oracle answer cache, not "
                                                        "asked of the oracle (a run with --no-oracle-cache: 0).")
     conforms: bool
+    warnings: list[Warned] = Field(default_factory=list, description=(
+        "What makes the run no evidence of conformance although nothing diverged (docs/warnings.md): a reader "
+        "finds them again from the report's lines."))
+
+    def passes(self, strict_warnings: bool = False) -> bool:
+        """Whether the run exits 0: it conforms, and with ``strict_warnings`` has no warning."""
+        return self.conforms and not (strict_warnings and self.warnings)
 
 
 Line = Annotated[Header | CaseLine | GeneratedLine | CandidateLine | Footer, Field(discriminator="type")]

@@ -33,8 +33,9 @@ from typing import IO, Any, Self
 
 from conformance import SUITE, __version__
 from conformance.connection.protocol import PROTOCOL_VERSION
+from conformance.core import surfaces
 from conformance.core.compare import COMPARATOR_VERSION
-from conformance.core.outcomes import Outcome, ProtocolError
+from conformance.core.outcomes import Outcome, ProtocolError, RunWarning
 from conformance.report.model import (
     CampaignInfo,
     CandidateLine,
@@ -45,8 +46,10 @@ from conformance.report.model import (
     Generation,
     Header,
     Party,
+    RaisedResult,
     ResumedRun,
     ShardInfo,
+    Warned,
 )
 
 
@@ -85,6 +88,12 @@ class Tally:
     candidate_problems: list[CandidateLine] = field(default_factory=list)  # a failed start or stop
     batch_fallbacks: int = 0  # batches that failed as a whole and were asked again one request at a time
     cached_answers: int = 0  # oracle answers taken from the answer cache
+    # By surface, of the cases (not the generated inputs: their generator's line counts those): those the candidate
+    # declined (a skip, or one the expectation file lists), those the oracle answered, and those it turned away
+    # before any scoring (the surface's declared rejections). What the warnings are read from.
+    declined: Counter[str] = field(default_factory=Counter)
+    answered: Counter[str] = field(default_factory=Counter)
+    rejected: Counter[str] = field(default_factory=Counter)
 
     # Every count changes through the methods below, from what happened (a run's events, a report's lines): the
     # footer is made from the tally alone (footer()), never written from outside.
@@ -140,6 +149,13 @@ class Tally:
         self.by_surface.setdefault(record.surface, Counter())[record.outcome] += 1
         if record.stale:
             self.stale_recordings.append(record.id)
+        if record.oracle is not None:  # the candidate was asked, and the oracle answered
+            self.answered[record.surface] += 1
+            if record.declined:
+                self.declined[record.surface] += 1
+            if isinstance(record.oracle, RaisedResult) and record.surface in surfaces.SURFACES and \
+                    surfaces.get(record.surface).rejected(record.oracle.raised):
+                self.rejected[record.surface] += 1
 
     @property
     def total(self) -> int:
@@ -155,6 +171,38 @@ class Tally:
         return (checked and self.conforming == self.total and not self.stale_recordings
                 and not self.findings and not self.generator_errors and not self.stale_expectations
                 and not self.candidate_problems and not self.generated_skips)
+
+    def warnings(self) -> list[Warned]:
+        """What makes the run no evidence of conformance although nothing need have diverged (docs/warnings.md).
+
+        A surface warns ``mostly-skipped`` when the candidate declined more than half of its inputs: a verdict
+        that rests on fewer inputs answered than declined says little of the surface, and a surface it does not
+        serve is left out honestly by its handshake or scope, not by skipping. Counted per surface (a run's total
+        is then below half too): a large surface cannot hide a small one declined whole.
+        """
+        found: list[Warned] = []
+        generated_inputs = sum(g.inputs_run for g in self.generated.values())
+        if not self.total and not generated_inputs:
+            found.append(Warned(name=RunWarning.NOTHING_RAN, detail="0 cases and 0 generated inputs ran"))
+        for surface in sorted(set(self.by_surface) | set(self.generated)):
+            drawn = self.generated.get(surface)
+            inputs = drawn.inputs_run if drawn is not None else 0
+            ran = self.answered[surface] + inputs
+            declined = self.declined[surface] + (drawn.skipped if drawn is not None else 0)
+            if ran and 2 * declined > ran:
+                found.append(Warned(name=RunWarning.MOSTLY_SKIPPED, surface=surface,
+                                    detail=f"{declined} of the {ran} inputs asked were declined"))
+            rejected = self.rejected[surface] + (drawn.rejected if drawn is not None else 0)
+            if ran and rejected == ran:
+                rejections = (", ".join(sorted(surfaces.get(surface).rejections)) if surface in surfaces.SURFACES
+                              else "its declared rejections")  # a report of a surface not installed here
+                found.append(Warned(name=RunWarning.REJECTED_BEFORE_SCORING, surface=surface,
+                                    detail=f"the oracle answered all {ran} inputs with {rejections}"))
+            if drawn is not None and not inputs:
+                why = f": {drawn.error.splitlines()[0]}" if drawn.error else ""
+                found.append(Warned(name=RunWarning.NOTHING_GENERATED, surface=surface,
+                                    detail=f"0 of {drawn.max_examples} generated inputs ran{why}"[:500]))
+        return found
 
     def footer(self) -> Footer:
         return Footer(
@@ -174,6 +222,7 @@ class Tally:
             batch_fallbacks=self.batch_fallbacks,
             cached_answers=self.cached_answers,
             conforms=self.conforms,
+            warnings=self.warnings(),
         )
 
 

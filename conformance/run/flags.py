@@ -86,6 +86,9 @@ FLAGS = {flag.name: flag for flag in (
                              "replay what it holds first and save their findings there.", metavar="DB", path=True),
     Flag("no-oracle-cache", "Ask the oracle every input: no answer from the oracle answer cache, none stored "
                             "(`conformance cache`)."),
+    Flag("strict-warnings", "Fail (exit 1) a run that conforms with warnings: nothing diverged, but the run is no "
+                            "evidence of conformance (most inputs skipped, all rejected before scoring, nothing "
+                            "generated or run; docs/warnings.md)."),
     Flag("no-cases", "Skip the declared cases; generated inputs only."),
     Flag("no-generate", "Skip the generated inputs; declared cases only."),
     Flag("oracle-processes", "Oracle processes that run whole-job cases at once; the extra ones start when such "

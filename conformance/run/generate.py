@@ -44,7 +44,7 @@ from conformance.core.compare import NanPolicy, most_severe
 from conformance.core.outcomes import Outcome
 from conformance.errors import UsageError
 from conformance.kit import wire
-from conformance.report.model import CaseLine, GeneratedLine, Generation
+from conformance.report.model import CaseLine, GeneratedLine, Generation, RaisedResult
 from conformance.run import shapes, simplify
 from conformance.run.runner import Oracle, run_input
 
@@ -202,7 +202,15 @@ class GenerationResult:
     findings: list[CaseLine] = field(default_factory=list)
     skipped: int = 0  # inputs the candidate declined: a skip, never a divergence to shrink or promote
     skip_reason: str | None = None
+    rejected: int = 0  # inputs the oracle turned away before any scoring (the surface's declared rejections)
     error: str | None = None  # the generator itself failed (a flaky candidate, a harness bug)
+
+    def answered(self, record: CaseLine) -> None:
+        """One more input run (``record`` its line): counted, and whether the oracle rejected it."""
+        self.inputs_run += 1
+        oracle = record.oracle
+        if isinstance(oracle, RaisedResult) and surfaces.get(self.surface).rejected(oracle.raised):
+            self.rejected += 1
 
     @property
     def conforms(self) -> bool:
@@ -213,7 +221,7 @@ class GenerationResult:
         return GeneratedLine(surface=self.surface, profile=self.profile, seed=self.seed,
                              max_examples=self.max_examples, inputs_run=self.inputs_run,
                              divergences=[r.id for r in self.findings], skipped=self.skipped,
-                             skip_reason=self.skip_reason, error=self.error)
+                             skip_reason=self.skip_reason, rejected=self.rejected, error=self.error)
 
 
 def generate(
@@ -309,8 +317,8 @@ def _replayed(
     for value in stored_findings(database, surface_name):
         if not scope.claims(claimed, surface_name, value) or not scope.in_scope(value):
             continue
-        result.inputs_run += 1
         record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
+        result.answered(record)
         on_input(surface_name)
         if record.outcome is Outcome.BROKEN:
             break  # the first round says so, as for any input
@@ -344,8 +352,8 @@ def _simplified(
             if key in tried:
                 continue
             tried.add(key)
-            result.inputs_run += 1
             again = run_input(f"{surface_name}::generated", surface_name, smaller, candidate, oracle, policy)
+            result.answered(again)
             on_input(surface_name)
             if again.outcome is Outcome.BROKEN:
                 return record
@@ -393,9 +401,9 @@ def _round(
 
     def check(value: Any) -> None:
         nonlocal calls, drawn_before_first
-        result.inputs_run += 1
         calls += 1
         record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
+        result.answered(record)
         on_input(surface_name)
         if record.outcome is Outcome.BROKEN:
             raise CandidateBroken(record.detail)  # nothing more can be learnt from this candidate
@@ -427,7 +435,9 @@ def _round(
         [Phase.shrink] if shrink else []) + (
         [Phase.target] if profile.target_ulps else [])
     claimed = candidate.implementation.scope if candidate.implementation is not None else None
-    inputs: SearchStrategy[Any] = scope.restrict(surfaces.get(surface_name).inputs(), claimed, surface_name)
+    # The suite's scope filtered last: a value the candidate claims is held to it as any drawn one is.
+    inputs: SearchStrategy[Any] = scope.restrict(surfaces.get(surface_name).inputs(), claimed,
+                                                 surface_name).filter(scope.in_scope)
     configured = settings(
         max_examples=budget,
         database=database,

@@ -72,6 +72,7 @@ class Options:
     example_database: str | None = None  # findings saved there, replayed first (conformance.run.examples)
     oracle_cache: bool = True  # the oracle's answers from the answer cache where it has them (--no-oracle-cache)
     oracle_processes: int = 1  # oracle processes that answer whole-job inputs at once (connection.pool)
+    strict_warnings: bool = False  # a run that conforms with warnings fails (docs/warnings.md)
 
     def __post_init__(self) -> None:
         """Every value checked once, here, against the option's declaration and the registries: an OptionError
@@ -218,6 +219,11 @@ def make_plan(options: Options, report: Path, log: Callable[[str], None] = lambd
                                                               options.case_globs)
     if not selected and not options.no_cases:
         raise UsageError("no case selected")
+    if unmatched := [glob for glob in (options.case_globs if not options.no_cases else None) or []
+                     if not case_corpus.select(selected, ids=[glob])]:
+        # Each glob, not only all of them: one mistyped beside another that matches would narrow the run unseen.
+        raise OptionError("case", f"{', '.join(map(repr, unmatched))} matches no case of the run (after --surface and "
+                                  "the oracle's release): a typo, or a case renamed")
     if options.shard:
         selected = [i for i in selected if options.shard.takes(i.id)]
     # Generated inputs need a live oracle and are not selected by case id.

@@ -166,6 +166,7 @@ class MergedGenerators:
             "inputs_run": before.inputs_run + line.inputs_run,
             "max_examples": before.max_examples + line.max_examples,
             "skipped": before.skipped + line.skipped,
+            "rejected": before.rejected + line.rejected,
             "skip_reason": before.skip_reason or line.skip_reason,
             "divergences": [*before.divergences, *(i for i in line.divergences if i not in before.divergences)],
             "error": "; ".join(filter(None, [before.error, line.error])) or None,

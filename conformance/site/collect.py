@@ -28,7 +28,7 @@ from conformance.corpus import cases as case_corpus
 from conformance.corpus.files import FileProblem, read_case_file
 from conformance.kit import wire
 from conformance.report.commands import repro
-from conformance.report.model import CaseLine, Header, Identity, result_text
+from conformance.report.model import CaseLine, Header, Identity, result_text, warning_names
 from conformance.report.problems import Problems
 from conformance.report.reader import Report, ReportError, read
 from conformance.report.writer import Tally
@@ -197,7 +197,8 @@ def _facts(run: Run) -> ReportFacts:
         seed=generation.seed if generation is not None else None, started_at=head.started_at,
         finished=run.report.finished, truncated=run.report.truncated, conforms=tally.conforms,
         expectations=head.expectations,
-        campaign=f"a campaign of {head.campaign.budget_seconds:g}s" if head.campaign is not None else None)
+        campaign=f"a campaign of {head.campaign.budget_seconds:g}s" if head.campaign is not None else None,
+        warnings=tuple(warning_names(tally.warnings())))
 
 
 def _labels(run: Run) -> tuple[str, str]:

@@ -29,7 +29,8 @@ FAIL = Status("fail", "✘", "fail")
 ERROR = Status("error", "⚠", "error")
 SKIP = Status("skip", "–", "skipped")
 NOT_RUN = Status("none", "·", "not run")
-STATUSES = (PASS, FAIL, ERROR, SKIP, NOT_RUN)
+WARNED = Status("warn", "!", "warnings")  # a report's verdict only: nothing diverged, and it is no evidence
+STATUSES = (PASS, FAIL, ERROR, SKIP, NOT_RUN, WARNED)
 
 # The four counts a cell shows, by outcome. An xpass (an expectation entry out of date) fails a run, so it counts
 # as a failure; a candidate that crashed, timed out, broke the protocol or was given up on as an error; an xfail
@@ -113,6 +114,7 @@ class ReportFacts:
     conforms: bool
     expectations: str | None
     campaign: str | None = None  # "a campaign of 600s", when a campaign wrote the report
+    warnings: tuple[str, ...] = ()  # the warnings' names (docs/warnings.md), each once
 
     @property
     def generation(self) -> str:
@@ -123,13 +125,15 @@ class ReportFacts:
     def verdict(self) -> Status:
         if not self.finished:
             return ERROR
-        return PASS if self.conforms else FAIL
+        return FAIL if not self.conforms else WARNED if self.warnings else PASS
 
     @property
     def verdict_text(self) -> str:
         if not self.finished:
             return "unfinished"
-        return "conforms" if self.conforms else "does not conform"
+        if not self.conforms:
+            return "does not conform"
+        return "conforms, with warnings: " + ", ".join(self.warnings) if self.warnings else "conforms"
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import struct
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -22,6 +23,8 @@ from conformance.core.compare import (
     classify_floats,
     compare,
     compare_values,
+    most_severe,
+    ulp_bucket,
 )
 from tests.budget import examples
 
@@ -29,6 +32,7 @@ SIGN = 1 << 63
 EXP_MASK = 0x7FF0_0000_0000_0000
 MANT_MASK = (1 << 52) - 1
 U64 = 2**64
+CLOSE = 2**20  # the documented top of the `ulp` class (docs/cases.md): farther, or of another sign, is float-far
 
 
 # -- independent float model ----------------------------------------------------
@@ -67,6 +71,8 @@ def expected_class(e: int, a: int, policy: NanPolicy) -> MismatchClass | None:
         return MismatchClass.INF_VS_FINITE
     if is_zero(e) and is_zero(a):
         return MismatchClass.SIGN_OF_ZERO
+    if (e ^ a) & SIGN or ulps_between(e, a) > CLOSE:
+        return MismatchClass.FLOAT_FAR
     return MismatchClass.ULP
 
 
@@ -112,10 +118,14 @@ nearby_pairs = bits.flatmap(
     lambda b: st.tuples(st.just(b), st.integers(-300, 300).map(lambda d: (b + d) % U64))
 )
 sign_flipped = bits.map(lambda b: (b, b ^ SIGN))
+# Pairs about the bound apart, on either side of it.
+bound_pairs = bits.flatmap(
+    lambda b: st.tuples(st.just(b), st.integers(-3, 3).map(lambda d: (b + CLOSE + d) % U64))
+)
 nan_pairs = st.tuples(
     st.integers(0, 1), st.integers(1, MANT_MASK), st.integers(0, 1), st.integers(1, MANT_MASK)
 ).map(lambda t: ((t[0] << 63) | EXP_MASK | t[1], (t[2] << 63) | EXP_MASK | t[3]))
-pairs = st.tuples(bits, bits) | nearby_pairs | sign_flipped | nan_pairs
+pairs = st.tuples(bits, bits) | nearby_pairs | bound_pairs | sign_flipped | nan_pairs
 policies = st.sampled_from([POLICIES.get("any-nan-equal"), POLICIES.get("bitwise")])
 
 
@@ -126,7 +136,7 @@ def check_float_mismatch(m: Mismatch, e: int, a: int, cls: MismatchClass, path: 
     assert m.actual_bits == format(a, "016x")
     assert len(m.expected_bits) == 16 and len(m.actual_bits) == 16
     assert m.expected == repr(float_of(e)) and m.actual == repr(float_of(a))
-    if cls is MismatchClass.ULP:
+    if cls in (MismatchClass.ULP, MismatchClass.FLOAT_FAR):
         assert m.ulps == ulps_between(e, a)
         assert m.ulps > 0
     else:
@@ -203,9 +213,8 @@ def test_ulps_agree_with_nextafter_steps(pair):
         (1.0, math.nextafter(1.0, 2.0), 1),
         (1.0, math.nextafter(1.0, 0.0), 1),
         (0.1 + 0.2, 0.3, 1),
-        (5e-324, -5e-324, 2),  # through the single zero point
         (0.0, 5e-324, 1),
-        (-0.0, 5e-324, 1),
+        (-0.0, -5e-324, 1),
         (1.0, 1.0 + 4 * 2.0**-52, 4),
         (2.0, math.nextafter(math.nextafter(2.0, 0.0), 0.0), 2),
     ],
@@ -227,10 +236,13 @@ def test_ulp_examples(e, a, ulps):
         (math.inf, math.nan, MismatchClass.NAN_VS_NUMBER),
         (math.inf, -math.inf, MismatchClass.INF_SIGN),
         (math.inf, 1e308, MismatchClass.INF_VS_FINITE),
+        (math.inf, sys.float_info.max, MismatchClass.INF_VS_FINITE),  # the next float up, yet no ULP apart
         (0.0, -math.inf, MismatchClass.INF_VS_FINITE),
-        (1.0, 1.5, MismatchClass.ULP),
-        (1.0, -1.0, MismatchClass.ULP),
+        (1.0, 1.5, MismatchClass.FLOAT_FAR),
+        (1.0, -1.0, MismatchClass.FLOAT_FAR),
+        (1.0, 0.0, MismatchClass.FLOAT_FAR),
         (0.0, 5e-324, MismatchClass.ULP),
+        (0.0, -5e-324, MismatchClass.FLOAT_FAR),  # a zero's sign counts, as it does against -0.0
     ],
 )
 def test_float_class_examples(e, a, cls):
@@ -262,7 +274,7 @@ def test_default_policy_is_any_nan_equal():
 def test_mismatch_to_json_drops_absent_fields():
     (m,) = compare_values(1.0, 1.5)
     data = m.to_json()
-    assert data["cls"] == "ulp"
+    assert data["cls"] == "float-far"
     assert data["path"] == "$"
     assert data["ulps"] == 2**51
     assert data["expected_bits"] == "3ff0000000000000"
@@ -355,7 +367,7 @@ def test_length_reported_once_per_list():
 def test_several_mismatches_sorted_by_path():
     out = compare_values({"a": 1.0, "b": "x", "c": 1}, {"a": -1.0, "b": "y", "c": 1.0})
     assert [(m.path, m.cls) for m in out] == [
-        ("$['a']", MismatchClass.ULP),
+        ("$['a']", MismatchClass.FLOAT_FAR),
         ("$['b']", MismatchClass.VALUE),
         ("$['c']", MismatchClass.TYPE),
     ]
@@ -414,7 +426,7 @@ def test_key_order_is_ignored_only_at_the_paths_declared_unordered():
     # values under an unordered dict are still compared
     worse = Result.of_value({"rewards": {"b": 1.0, "a": 0.25}, "steps": {"a": 1, "b": 2}})
     found = compare(expected, worse, NanPolicy.ANY, frozenset({"$['rewards']"}))
-    assert [(m.cls, m.path) for m in found] == [(MismatchClass.ULP, "$['rewards']['a']")]
+    assert [(m.cls, m.path) for m in found] == [(MismatchClass.FLOAT_FAR, "$['rewards']['a']")]
 
 
 # -- the fast path: equal wire forms settle it, and only equal ones ----------------------------------
@@ -456,3 +468,81 @@ def test_a_mismatch_renders_with_both_sides_ulps_and_bits():
     assert text.startswith("ulp at $['x']: oracle 0.1 / candidate 0.10000000000000003")
     assert f"ulps={m.ulps}" in text and "bits 3fb999999999999a vs 3fb999999999999c" in text
     assert m.describe("recorded", "oracle", bits=False).endswith(f"recorded 0.1 / oracle {m.actual} ulps={m.ulps}")
+
+
+# -- how far apart: ulp within the bound, float-far beyond it or across zero --------------
+
+
+def _stepped(x: float, steps: int) -> float:
+    """``x`` moved ``steps`` floats away from zero (within one sign)."""
+    return float_of(bits_of(x) + steps)
+
+
+@pytest.mark.parametrize("start", [1.0, -1.0, 5e-324, -2.0**-1022, 1e300, -0.1],
+                         ids=["one", "minus-one", "subnormal", "minus-smallest-normal", "huge", "minus-tenth"])
+@pytest.mark.parametrize(("steps", "cls"), [(CLOSE - 1, MismatchClass.ULP), (CLOSE, MismatchClass.ULP),
+                                            (CLOSE + 1, MismatchClass.FLOAT_FAR)])
+def test_the_close_range_ends_at_its_bound(start, steps, cls):
+    far = _stepped(start, steps)
+    assert math.isfinite(far) and math.copysign(1.0, far) == math.copysign(1.0, start)
+    (m,) = compare_values(start, far)
+    assert (m.cls, m.ulps) == (cls, steps)
+    (back,) = compare_values(far, start)  # either side may be the oracle's
+    assert (back.cls, back.ulps) == (cls, steps)
+
+
+def test_the_subnormals_count_one_ulp_each_up_to_the_normals():
+    largest_subnormal = float_of(0x000FFFFFFFFFFFFF)
+    (m,) = compare_values(largest_subnormal, 2.0**-1022)
+    assert (m.cls, m.ulps) == (MismatchClass.ULP, 1)
+    (m,) = compare_values(5e-324, float_of(1 + CLOSE))
+    assert (m.cls, m.ulps) == (MismatchClass.ULP, CLOSE)
+
+
+@pytest.mark.parametrize(("e", "a", "ulps"), [
+    (5e-324, -5e-324, 2),  # two floats apart through the one zero point, still another sign
+    (-0.0, 5e-324, 1),
+    (1.0, -1.0, 2 * 0x3FF0000000000000),
+    (-1e-300, 1e300, bits_of(1e-300) + bits_of(1e300)),
+])
+def test_opposite_signs_are_far_however_few_ulps_apart(e, a, ulps):
+    (m,) = compare_values(e, a)
+    assert (m.cls, m.ulps) == (MismatchClass.FLOAT_FAR, ulps)
+    assert m.expected_bits == format(bits_of(e), "016x") and m.actual_bits == format(bits_of(a), "016x")
+
+
+def test_a_wrong_formula_is_far_where_a_last_bit_is_close():
+    (wrong,) = compare_values({"mean": 1.0}, {"mean": 0.0})
+    assert (wrong.cls, wrong.ulps) == (MismatchClass.FLOAT_FAR, 0x3FF0000000000000)
+    (rounding,) = compare_values({"mean": 0.1}, {"mean": 0.30000000000000004 - 0.2})
+    assert (rounding.cls, rounding.ulps) == (MismatchClass.ULP, 2)
+    assert wrong.describe().startswith("float-far at $['mean']: oracle 1.0 / candidate 0.0 ulps=4607182418800017408")
+
+
+def test_signs_of_zero_nans_and_infinities_have_no_distance():
+    for e, a in ((0.0, -0.0), (math.inf, -math.inf), (math.inf, sys.float_info.max), (math.nan, 1.0)):
+        (m,) = compare_values(e, a)
+        assert m.cls not in (MismatchClass.ULP, MismatchClass.FLOAT_FAR) and m.ulps is None
+
+
+def test_a_far_float_outranks_a_last_bit_and_yields_to_a_wrong_value():
+    far = Mismatch(MismatchClass.FLOAT_FAR, "$['a']", "1.0", "0.0", ulps=1)
+    close = Mismatch(MismatchClass.ULP, "$['b']", "1.0", "1.0000000000000002", ulps=1)
+    value = Mismatch(MismatchClass.VALUE, "$['c']", "1", "2")
+    assert most_severe([close, far]) is MismatchClass.FLOAT_FAR
+    assert most_severe([far, value]) is MismatchClass.VALUE
+    assert most_severe([far, Mismatch(MismatchClass.INF_VS_FINITE, "$", "inf", "1.0")]) is MismatchClass.FLOAT_FAR
+
+
+@pytest.mark.parametrize(("cls", "ulps", "bucket"), [
+    (MismatchClass.ULP, 1, "1"), (MismatchClass.ULP, 2, "2-4"), (MismatchClass.ULP, 4, "2-4"),
+    (MismatchClass.ULP, 5, "5-16"), (MismatchClass.ULP, 16, "5-16"), (MismatchClass.ULP, 17, "17-2^10"),
+    (MismatchClass.ULP, 1024, "17-2^10"), (MismatchClass.ULP, 1025, "2^10-2^20"),
+    (MismatchClass.ULP, CLOSE, "2^10-2^20"), (MismatchClass.FLOAT_FAR, CLOSE + 1, "far"),
+    (MismatchClass.FLOAT_FAR, 2, "far"),  # of two signs
+    (MismatchClass.ULP, CLOSE + 1, "far"),  # as a report of comparator 1.1 has it
+    (MismatchClass.SIGN_OF_ZERO, None, None), (MismatchClass.VALUE, None, None),
+])
+def test_each_distance_falls_in_one_bucket(cls, ulps, bucket):
+    m = Mismatch(cls, "$", "e", "a", ulps=ulps)
+    assert (ulp_bucket(m).value if ulp_bucket(m) is not None else None) == bucket

@@ -110,6 +110,7 @@ def _edit(path: Path, change) -> None:
     ("missing-case", "no record of 1 case(s) it was given"),
     ("unfinished", "did not finish"),
     ("not-a-shard", "not a shard's report"),
+    ("other-comparator", "comparator is '1.1'"),  # its classes mean something else
 ])
 def test_combine_refuses_what_is_not_one_run(tmp_path, small_shard_reports, damage, said):
     one, two, three = small_shard_reports
@@ -127,6 +128,8 @@ def test_combine_refuses_what_is_not_one_run(tmp_path, small_shard_reports, dama
         _edit(three, lambda lines: lines[:-1])
     elif damage == "not-a-shard":
         _edit(three, lambda lines: [{**lines[0], "shard": None}, *lines[1:]])
+    elif damage == "other-comparator":
+        _edit(three, lambda lines: [{**lines[0], "comparator": "1.1"}, *lines[1:]])
     result = combine(*paths, out=tmp_path / "all.jsonl")
     assert result.exit_code == 2 and said in result.output
     if damage == "missing-case":

@@ -270,7 +270,7 @@ CAUGHT_AS = {
     "reward_message_wording": ("reward.parse", "reason-code"),
     "resolved_half_up": ("outcome.summary", "value"),
     "reason_seed_parse_rule": ("reason.normalize", "value"),
-    "pass_rate_macro": ("evsys.metric", "ulp"),
+    "pass_rate_macro": ("evsys.metric", "float-far"),  # another formula: never a last bit off
 }
 
 

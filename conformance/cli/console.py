@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from conformance.core.compare import UlpBucket
 from conformance.core.outcomes import Outcome
 from conformance.errors import HarnessError, OptionError
 from conformance.report.commands import command as command  # re-exported: the commands print with it
@@ -98,6 +99,19 @@ def generated_table(tally: Tally) -> Table:
     return table
 
 
+def ulp_table(tally: Tally) -> Table:
+    """Each surface's float mismatches by ULP distance, and the worst of them."""
+    table = Table(title="float mismatches by ULP distance")
+    table.add_column("surface", no_wrap=True)
+    for bucket in UlpBucket:
+        table.add_column(bucket.value, justify="right", no_wrap=True)
+    table.add_column("worst", overflow="fold")
+    for surface, distances in sorted(tally.distances.items()):
+        summary = distances.summary()
+        table.add_row(escape(surface), *(str(n) for n in summary.buckets.values()), escape(summary.worst.text()))
+    return table
+
+
 def _seeds(seed: int | list[int], shown: int = 3) -> str:
     """A generator's seed, or a merged one's seeds: a campaign has one per task, the report lists them all."""
     if not isinstance(seed, list):
@@ -172,6 +186,8 @@ def print_tables(tally: Tally, candidate: Party, oracle: str, note: str = "") ->
         out.print(outcome_table(tally, escape(f"{candidate.display_name} vs {oracle}{note}")))
     if tally.generated:
         out.print(generated_table(tally))
+    if tally.distances:
+        out.print(ulp_table(tally))
     for error in tally.generator_errors:
         out.print(f"[red]generator error[/red] {error}", highlight=False)
 

@@ -57,11 +57,13 @@ def diff(
     """Compare two reports by case id: new divergences, fixed ones, changed classes, cases only in one.
 
     Exit status 1 when B has a divergence A has not, or one of another kind; when B lacks a case A has; or when
-    either run did not finish. 2 for a report that cannot be read.
+    either run did not finish. 2 for a report that cannot be read. Reports of two comparator versions are said
+    to be so (a class may have changed with the comparator), and fail nothing of themselves.
     """
     first, second = report_diff.Side.of(ReportFile(a).lines()), report_diff.Side.of(ReportFile(b).lines())
     changes = report_diff.diff(first, second)
     notes = report_diff.caveats(changes, first, second, f"A ({a})", f"B ({b})")
+    said = notes + report_diff.remarks(first, second, f"A ({a})", f"B ({b})")
     table = Table(title=f"{a} -> {b}")
     for name in ("surface", "id", "change", "A", "B"):
         table.add_column(name, overflow="fold")
@@ -71,14 +73,14 @@ def diff(
         out.print(table)
     counts = {k: sum(c.kind == k for c in changes) for k in report_diff.KINDS}
     out.print(", ".join(f"{n} {k}" for k, n in counts.items()), highlight=False)
-    for note in notes:
+    for note in said:
         out.print(f"[yellow]{escape(note)}[/yellow]", highlight=False)
     if markdown_out is not None:
-        markdown_out.write_text(report_diff.markdown(changes, str(a), str(b), notes), encoding="utf-8")
+        markdown_out.write_text(report_diff.markdown(changes, str(a), str(b), said), encoding="utf-8")
     if json_out is not None:
         json_out.write_text(json.dumps({"a": str(a), "b": str(b), "counts": counts,
                                         "finished": {"a": first.finished, "b": second.finished},
-                                        "notes": notes, "changes": [c.to_json() for c in changes]}, indent=2) + "\n")
+                                        "notes": said, "changes": [c.to_json() for c in changes]}, indent=2) + "\n")
     raise typer.Exit(1 if notes or any(c.kind in report_diff.REGRESSIONS for c in changes) else 0)
 
 

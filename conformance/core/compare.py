@@ -25,7 +25,18 @@ from conformance.core.registry import Registry
 from conformance.kit import wire
 from conformance.kit.wire import float_to_bits, float_to_hex
 
-COMPARATOR_VERSION = "1.1"  # 1.1: the reason-code class
+# 1.1: the reason-code class. 1.2: float-far, for finite floats of different signs or more than CLOSE_ULPS apart
+# (classed ulp before): a report's classes mean what its version says.
+COMPARATOR_VERSION = "1.2"
+
+# The top of the close range: finite floats of one sign at most this many ULPs apart are `ulp`, the rest
+# `float-far`. 2^20 ULPs is a relative difference of about 2^-32: the top 32 of a double's 53 bits agree. The
+# same formula in double precision lands well inside: reordering a sum of n terms moves it by about n ULPs of
+# the terms at most (each addition rounds once), a fused multiply-add or another libm by a few. A different
+# formula lands far outside (1.0 against 0.0 is about 2^62 ULPs), and so does a value rounded through single
+# precision on the way (24 bits: up to 2^28 ULPs). A sum that cancels is the exception: its few surviving bits
+# can move further under reordering alone, so the class says how far apart, not why.
+CLOSE_ULPS = 2**20
 
 
 @dataclass(frozen=True)
@@ -83,6 +94,7 @@ class MismatchClass(str, Enum):
     INF_VS_FINITE = "inf-vs-finite"
     INF_SIGN = "inf-sign"
     ULP = "ulp"
+    FLOAT_FAR = "float-far"
     TYPE = "type"
     VALUE = "value"
     MISSING_KEY = "missing-key"
@@ -95,10 +107,12 @@ class MismatchClass(str, Enum):
 
 
 # The classes from the most to the least severe: the first one a mismatch list holds names what went wrong
-# (a wrong exception matters more than a key order; a type more than a last bit).
+# (a wrong exception matters more than a key order; a type more than a last bit). A float far off is a wrong
+# value, as `value` is for the other types: a wrong formula, ahead of the edges of the float domain (infinities,
+# NaNs) that a formula right elsewhere can still get wrong, and of a last bit.
 SEVERITY = [MismatchClass(c) for c in (
     "error-vs-value", "error-type", "reason-code", "type", "missing-key", "extra-key", "length", "key-order", "value",
-    "inf-vs-finite", "inf-sign", "nan-vs-number", "ulp", "sign-of-zero", "nan-payload")]
+    "float-far", "inf-vs-finite", "inf-sign", "nan-vs-number", "ulp", "sign-of-zero", "nan-payload")]
 assert set(SEVERITY) == set(MismatchClass), "every mismatch class needs a severity"
 
 
@@ -173,7 +187,34 @@ def _ordered(bits: int) -> int:
 
 
 def ulp_distance(a: float, b: float) -> int:
+    """How many floats apart ``a`` and ``b`` are, counted through zero (``-0.0`` and ``0.0`` are one place)."""
     return abs(_ordered(float_to_bits(a)) - _ordered(float_to_bits(b)))
+
+
+class UlpBucket(str, Enum):
+    """Where a float mismatch's ULP distance falls: each bucket runs from above the previous one's top to its own
+    (``17-2^10``: 17 to 1024; ``2^10-2^20``: 1025 to :data:`CLOSE_ULPS`); ``far`` is every `float-far`."""
+
+    ONE = "1"
+    FEW = "2-4"
+    SOME = "5-16"
+    MANY = "17-2^10"
+    CLOSE = "2^10-2^20"
+    FAR = "far"
+
+
+_BUCKET_TOPS = ((1, UlpBucket.ONE), (4, UlpBucket.FEW), (16, UlpBucket.SOME), (2**10, UlpBucket.MANY),
+                (CLOSE_ULPS, UlpBucket.CLOSE))
+
+
+def ulp_bucket(mismatch: Mismatch) -> UlpBucket | None:
+    """The bucket of a mismatch's ULP distance; None for a mismatch with none (not two finite floats)."""
+    if mismatch.ulps is None:
+        return None
+    # A report of comparator 1.1 classed far floats `ulp`: its distance still puts them here.
+    if mismatch.cls is MismatchClass.FLOAT_FAR or mismatch.ulps > CLOSE_ULPS:
+        return UlpBucket.FAR
+    return next(bucket for top, bucket in _BUCKET_TOPS if mismatch.ulps <= top)
 
 
 def classify_floats(expected: float, actual: float, policy: NanPolicy) -> MismatchClass | None:
@@ -191,6 +232,9 @@ def classify_floats(expected: float, actual: float, policy: NanPolicy) -> Mismat
         return MismatchClass.INF_VS_FINITE
     if expected == 0.0 and actual == 0.0:
         return MismatchClass.SIGN_OF_ZERO
+    # The sign bit decides, a zero's included: 0.0 against -5e-324 is far, as the comparator tells zeros apart.
+    if math.copysign(1.0, expected) != math.copysign(1.0, actual) or ulp_distance(expected, actual) > CLOSE_ULPS:
+        return MismatchClass.FLOAT_FAR
     return MismatchClass.ULP
 
 
@@ -273,7 +317,7 @@ def _describe(value: Any) -> str:
 def _float_mismatch(cls: MismatchClass, path: str, e: float, a: float) -> Mismatch:
     return Mismatch(
         cls, path, repr(e), repr(a),
-        ulps=ulp_distance(e, a) if cls is MismatchClass.ULP else None,
+        ulps=ulp_distance(e, a) if cls in (MismatchClass.ULP, MismatchClass.FLOAT_FAR) else None,
         expected_bits=float_to_hex(e), actual_bits=float_to_hex(a),
     )
 

@@ -9,7 +9,8 @@ B is no worse than A when it has no new divergence, none changed, every
 declared case of A is in B, and both runs finished: a case B lacks, or a
 run that did not finish, is one the comparison cannot vouch for. A case only
 in B (the corpus grew) and a generated finding only in A (B did not find
-it) are said, and fail nothing.
+it) are said, and fail nothing; so are reports of two comparator versions,
+whose classes can differ where the candidates do not.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.report.model import CaseLine, Footer, Signature, describe
+from conformance.report.model import CaseLine, Footer, Header, Signature, describe
 from conformance.report.reader import Line, Report
 
 KINDS = ("new-divergence", "fixed", "changed", "only-in-a", "only-in-b")
@@ -55,9 +56,12 @@ class Side:
 
     finished: bool = False
     states: dict[str, State] = field(default_factory=dict)
+    comparator: str | None = None  # the comparator version its header names
 
     def add(self, line: Line) -> None:
-        if isinstance(line, CaseLine):  # the surface's name interned: one string for all its cases
+        if isinstance(line, Header):
+            self.comparator = line.comparator
+        elif isinstance(line, CaseLine):  # the surface's name interned: one string for all its cases
             self.states[line.id] = (sys.intern(line.surface), line.signature, line.generated)
         elif isinstance(line, Footer):
             self.finished = True
@@ -69,6 +73,8 @@ class Side:
         for line in lines:
             side.add(line)
         side.finished = side.finished or (isinstance(report, Report) and report.finished)
+        if isinstance(report, Report) and report.header is not None:
+            side.comparator = report.header.comparator
         return side
 
 
@@ -105,6 +111,15 @@ def caveats(changes: list[Change], a: Side, b: Side, a_name: str = "A", b_name: 
         said.append(f"{b_name} has no line for {len(missing)} case(s) of {a_name}: " + ", ".join(missing[:5])
                     + (" ..." if len(missing) > 5 else ""))
     return said
+
+
+def remarks(a: Side, b: Side, a_name: str = "A", b_name: str = "B") -> list[str]:
+    """What a reader of the changes should know and that fails nothing: reports of two comparator versions."""
+    if a.comparator is None or b.comparator is None or a.comparator == b.comparator:
+        return []
+    return [f"{a_name} was compared by comparator {a.comparator}, {b_name} by {b.comparator}: a class that changed "
+            "may be the comparator's doing, not the candidate's (since 1.2, floats of two signs or more than 2^20 "
+            "ULPs apart are float-far, not ulp)"]
 
 
 def markdown(changes: list[Change], a_name: str, b_name: str, notes: Iterable[str] = ()) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conformance.core.compare import UlpBucket
 from conformance.core.outcomes import Outcome
 from conformance.report.commands import repro
 from conformance.report.model import CaseLine, describe, result_text, verdict, warning_names
@@ -50,6 +51,17 @@ def _outcome_table(tally: Tally) -> list[str]:
         lines.append(f"| `{surface}` | {sum(counts.values())} | " + " | ".join(str(counts.get(n, 0)) for n in shown)
                      + " |")
     lines.append(f"| **all** | {tally.total} | " + " | ".join(str(tally.outcomes.get(n, 0)) for n in shown) + " |")
+    return lines
+
+
+def _ulp_table(tally: Tally) -> list[str]:
+    """Each surface's float mismatches by ULP distance, and the worst of them."""
+    lines = ["| float mismatches | " + " | ".join(b.value for b in UlpBucket) + " | worst |",
+             "|---|" + "---:|" * len(UlpBucket) + "---|"]
+    for surface, distances in sorted(tally.distances.items()):
+        summary = distances.summary()
+        lines.append(f"| `{surface}` | " + " | ".join(str(n) for n in summary.buckets.values())
+                     + f" | {_cell(summary.worst.text())} |")
     return lines
 
 
@@ -118,6 +130,8 @@ def summary(report: Summarised, *, limit: int = 50, source: Path | None = None) 
             error += f" ({line.skipped} skipped)" if line.skipped else ""
             lines.append(f"| `{surface}` | {line.inputs_run} | {divergences}{error} | {expected} |")
         lines.append("")
+    if tally.distances:
+        lines += _ulp_table(tally) + [""]
     found = report.problems()
     if found.failures:
         failing = [(surface, cls, record) for surface, groups in found.failures.items()

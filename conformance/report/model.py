@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator,
 
 from conformance.connection.protocol import Implementation
 from conformance.connection.spec import harbor_release
-from conformance.core.compare import Mismatch, MismatchClass, Result
+from conformance.core.compare import Mismatch, MismatchClass, Result, UlpBucket
 from conformance.core.outcomes import DIVERGING, Outcome, ProtocolError, ReplyKind, RunWarning
 from conformance.kit import wire
 
@@ -567,6 +567,31 @@ def verdict(conforms: bool, warnings: list[Warned]) -> str:
     return "conforms, with warnings: " + ", ".join(warning_names(warnings))
 
 
+class WorstFloat(_Model):
+    """A surface's float mismatch furthest apart: any in the ``far`` bucket before the rest, then the larger
+    distance, then the first by case id and path."""
+
+    id: str = Field(description="The case (or generated finding) it is in.")
+    path: str = Field(description="Where in the output, as the mismatch names it (`$['mean']`).")
+    ulps: int = Field(description="Its ULP distance, as the comparator counts it (through zero).")
+    bucket: UlpBucket
+
+    def text(self) -> str:
+        """``ID at PATH: N ULPs``, and ``(far)`` for a far one (of different signs, it can be few ULPs)."""
+        far = " (far)" if self.bucket is UlpBucket.FAR else ""
+        return f"{self.id} at {self.path}: {self.ulps} ULP{'' if self.ulps == 1 else 's'}{far}"
+
+
+class UlpDistances(_Model):
+    """One surface's float mismatches (classes `ulp` and `float-far`: the two that have a distance) by ULP
+    distance: every mismatch a case line lists, whatever the line's outcome (an xfail's too)."""
+
+    buckets: dict[UlpBucket, int] = Field(description=(
+        "Mismatches per bucket, every bucket present: `1`, `2-4`, `5-16`, `17-2^10` (17 to 1024), `2^10-2^20` "
+        "(1025 to 2^20), `far` (class float-far: different signs, or more than 2^20 apart)."))
+    worst: WorstFloat
+
+
 class Footer(_Line):
     type: Literal["footer"] = "footer"
     finished_at: str
@@ -586,6 +611,9 @@ class Footer(_Line):
     batch_fallbacks: int = 0
     cached_answers: int = Field(default=0, description="Oracle answers taken from the oracle answer cache, not "
                                                        "asked of the oracle (a run with --no-oracle-cache: 0).")
+    ulp_distances: dict[str, UlpDistances] = Field(default_factory=dict, description=(
+        "Per surface with a float mismatch: their ULP distances in buckets, and the worst one. Counted from the "
+        "case lines, as the outcomes are."))
     conforms: bool
     warnings: list[Warned] = Field(default_factory=list, description=(
         "What makes the run no evidence of conformance although nothing diverged (docs/warnings.md): a reader "

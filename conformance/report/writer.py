@@ -34,7 +34,7 @@ from typing import IO, Any, Self
 from conformance import SUITE, __version__
 from conformance.connection.protocol import PROTOCOL_VERSION
 from conformance.core import surfaces
-from conformance.core.compare import COMPARATOR_VERSION
+from conformance.core.compare import COMPARATOR_VERSION, Mismatch, UlpBucket, ulp_bucket
 from conformance.core.outcomes import Outcome, ProtocolError, RunWarning
 from conformance.report.model import (
     CampaignInfo,
@@ -49,7 +49,9 @@ from conformance.report.model import (
     RaisedResult,
     ResumedRun,
     ShardInfo,
+    UlpDistances,
     Warned,
+    WorstFloat,
 )
 
 
@@ -70,6 +72,38 @@ def new_header(
         campaign=campaign, python=platform.python_version(), argv=argv if argv is not None else sys.argv,
         started_at=now(),
     )
+
+
+# A float mismatch as the worst of a surface is chosen: (case id, path, ULPs, bucket).
+_Float = tuple[str, str, int, UlpBucket]
+
+
+@dataclass
+class Distances:
+    """One surface's float mismatches counted by ULP bucket, and the worst of them."""
+
+    buckets: Counter[UlpBucket] = field(default_factory=Counter)
+    worst: _Float | None = None
+
+    def add(self, case_id: str, mismatch: Mismatch, bucket: UlpBucket) -> None:
+        self.buckets[bucket] += 1
+        assert mismatch.ulps is not None  # a mismatch with a bucket has a distance
+        found = (case_id, mismatch.path, mismatch.ulps, bucket)
+        if self.worst is None or _further(found, self.worst):
+            self.worst = found
+
+    def summary(self) -> UlpDistances:
+        assert self.worst is not None  # set by the first mismatch added
+        case_id, path, ulps, bucket = self.worst
+        return UlpDistances(buckets={b: self.buckets.get(b, 0) for b in UlpBucket},
+                            worst=WorstFloat(id=case_id, path=path, ulps=ulps, bucket=bucket))
+
+
+def _further(a: _Float, b: _Float) -> bool:
+    """Whether ``a`` is worse than ``b``: far first, then the distance; a tie goes to the first id and path, so
+    the worst is the same whatever order the lines come in (shards combined)."""
+    ranks = (a[3] is UlpBucket.FAR, a[2]), (b[3] is UlpBucket.FAR, b[2])
+    return ranks[0] > ranks[1] or (ranks[0] == ranks[1] and a[:2] < b[:2])
 
 
 @dataclass
@@ -94,6 +128,7 @@ class Tally:
     declined: Counter[str] = field(default_factory=Counter)
     answered: Counter[str] = field(default_factory=Counter)
     rejected: Counter[str] = field(default_factory=Counter)
+    distances: dict[str, Distances] = field(default_factory=dict)  # surface -> its float mismatches by ULPs
 
     # Every count changes through the methods below, from what happened (a run's events, a report's lines): the
     # footer is made from the tally alone (footer()), never written from outside.
@@ -139,6 +174,10 @@ class Tally:
         return [f"{s}: {g.error}" for s, g in sorted(self.generated.items()) if g.error]
 
     def add(self, record: CaseLine) -> None:
+        for mismatch in record.mismatches:  # a generated finding's too: its floats are as far apart
+            bucket = ulp_bucket(mismatch)
+            if bucket is not None:
+                self.distances.setdefault(record.surface, Distances()).add(record.id, mismatch, bucket)
         if record.protocol_error:
             self.protocol_errors[record.protocol_error] += 1
         if record.generated:
@@ -221,6 +260,7 @@ class Tally:
             candidate_problems=[f"{p.stage}: {p.outcome}" for p in self.candidate_problems],
             batch_fallbacks=self.batch_fallbacks,
             cached_answers=self.cached_answers,
+            ulp_distances={s: d.summary() for s, d in sorted(self.distances.items())},
             conforms=self.conforms,
             warnings=self.warnings(),
         )

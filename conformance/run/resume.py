@@ -11,8 +11,8 @@ Resuming keeps what that run finished and runs the rest:
 - ``candidate`` lines (a failed start or stop) are not kept: this run starts
   and stops the candidate afresh.
 
-The run must be the same one: candidate, oracle, NaN policy, expectation
-file and generation settings are checked against the report's header. A
+The run must be the same one: candidate, oracle, NaN policy, comparator
+version, expectation file and generation settings are checked against the report's header. A
 finished case that this run would not run (its id is no longer in the
 corpus, or this run does not select it) is dropped, with a warning naming
 how many and a few ids: the report is the one an uninterrupted run of this
@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.core.compare import COMPARATOR_VERSION
 from conformance.core.outcomes import Outcome
 from conformance.errors import UsageError
 from conformance.report.model import CaseLine, GeneratedLine, Header, ResumedRun
@@ -112,6 +113,7 @@ def _check_same_run(path: Path, head: Header, options: Any, profile: Any, policy
             ("candidate", head.candidate.spec, str(options.candidate)),
             ("oracle", head.oracle.spec, str(options.oracle) if options.oracle is not None else "recorded"),
             ("NaN policy", head.nan_policy, policy_name),
+            ("comparator", head.comparator, COMPARATOR_VERSION),  # its lines' classes are that version's
             ("expectation file", head.expectations, expectations),
             ("shard", _shard_of(head), str(options.shard) if options.shard else None),
         )

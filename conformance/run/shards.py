@@ -76,6 +76,7 @@ def _same(first: Header, other: Header) -> list[tuple[str, object, object]]:
     pairs = (("candidate.spec", first.candidate.spec, other.candidate.spec),
              ("oracle.spec", first.oracle.spec, other.oracle.spec),
              ("nan_policy", first.nan_policy, other.nan_policy),
+             ("comparator", first.comparator, other.comparator),
              ("expectations", first.expectations, other.expectations),
              ("cases_root", first.cases_root, other.cases_root))
     return [(name, a, b) for name, a, b in pairs if a != b]

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from conformance.core.features import Gate
 from conformance.core.outcomes import Outcome
 from conformance.errors import HarnessError, OptionError
 from conformance.report.commands import command as command  # re-exported: the commands print with it
@@ -174,6 +175,9 @@ def print_tables(tally: Tally, candidate: Party, oracle: str, note: str = "") ->
         out.print(generated_table(tally))
     for error in tally.generator_errors:
         out.print(f"[red]generator error[/red] {error}", highlight=False)
+    for short in tally.feature_shortfalls:
+        label = "[red]feature shortfall[/red]" if short.gate is Gate.FAIL else "[yellow]feature warning[/yellow]"
+        out.print(f"{label} {escape(short.describe())}", highlight=False)
 
 
 def print_verdict(candidate: Party, tally: Tally, conforms: bool, path: Path) -> None:
@@ -195,6 +199,9 @@ def print_verdict(candidate: Party, tally: Tally, conforms: bool, path: Path) ->
         counts.append(f"the candidate failed to {problem.stage} ({problem.outcome})")
     if tally.cached_answers:
         counts.append(f"{tally.cached_answers} oracle answer(s) from the cache")
+    if tally.failing_shortfalls:
+        counts.append("features drawn below their minimum: "
+                      + "; ".join(short.describe() for short in tally.failing_shortfalls))
     out.print(f"{escape(candidate.described)}: {verdict} ({escape(', '.join(counts))}); report: {escape(str(path))}")
     if tally.findings:
         out.print(f"make them cases with: {command('promote', str(path))}", highlight=False, markup=False)

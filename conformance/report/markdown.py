@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from conformance.core.features import Gate
 from conformance.core.outcomes import Outcome
 from conformance.report.commands import repro
 from conformance.report.model import CaseLine, describe, result_text
@@ -107,6 +108,9 @@ def summary(report: Summarised, *, limit: int = 50, source: Path | None = None) 
             error += f" ({line.skipped} skipped)" if line.skipped else ""
             lines.append(f"| `{surface}` | {line.inputs_run} | {divergences}{error} | {expected} |")
         lines.append("")
+    for short in tally.feature_shortfalls:
+        lead = "**Feature shortfall** (the run fails)" if short.gate is Gate.FAIL else "Note: feature below its minimum"
+        lines += [f"> {lead}: {short.describe()}", ""]
     found = report.problems()
     if found.failures:
         failing = [(surface, cls, record) for surface, groups in found.failures.items()

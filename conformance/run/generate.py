@@ -34,6 +34,7 @@ import json
 import random
 import threading
 import warnings
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from conformance.connection.base import Connection
 from conformance.core import scope, surfaces
 from conformance.core.compare import NanPolicy, most_severe
+from conformance.core.features import Gate, minimums, present
 from conformance.core.outcomes import Outcome
 from conformance.errors import UsageError
 from conformance.kit import wire
@@ -59,12 +61,16 @@ class Profile:
     fixed_seed: int | None  # None: a new random seed per run
     target_ulps: bool = False
     summary: str = ""
+    # What a feature drawn less often than its minimum share does (conformance.core.features).
+    feature_gate: Gate = Gate.WARN
 
 
+# ci gates on the features its fixed seed reaches; dev's fresh seeds and small budget make a shortfall a note;
+# explore (a campaign) steers its draws toward large ULP distances on purpose and is sized by time, so it warns too.
 PROFILES = {
     p.name: p
     for p in (
-        Profile("ci", 250, 0, summary="fixed seed and budget; suitable as a gate"),
+        Profile("ci", 250, 0, summary="fixed seed and budget; suitable as a gate", feature_gate=Gate.FAIL),
         Profile("dev", 100, None, summary="a fresh seed each run"),
         Profile("explore", 5000, None, target_ulps=True, summary="long runs steered toward large ULP distances"),
     )
@@ -78,6 +84,16 @@ def surface_budget(profile: Profile, surface_name: str, max_examples: int | None
     if max_examples is not None:
         return max_examples
     return profile.max_examples * surfaces.get(surface_name).examples_scale
+
+
+def feature_gate(profile_name: str, surface_name: str, budget: int) -> Gate:
+    """What a feature shortfall does to a generator run of ``budget`` inputs: its profile's gate, when the run
+    drew at least its profile's budget for the surface; a smaller sample (``--max-examples``, one shard of a run,
+    a campaign's task) only warns, and a merge of such runs is judged again on their sum."""
+    profile = PROFILES.get(profile_name)
+    if profile is None or surface_name not in surfaces.SURFACES or budget < surface_budget(profile, surface_name):
+        return Gate.WARN
+    return profile.feature_gate
 
 
 def describe(profile: Profile, seed: int, max_examples: int | None) -> Generation:
@@ -203,6 +219,8 @@ class GenerationResult:
     skipped: int = 0  # inputs the candidate declined: a skip, never a divergence to shrink or promote
     skip_reason: str | None = None
     error: str | None = None  # the generator itself failed (a flaky candidate, a harness bug)
+    drawn: int = 0  # inputs the features are counted over: each round's up to its first new finding
+    features: Counter[str] = field(default_factory=Counter)  # drawn inputs with each of the surface's features
 
     @property
     def conforms(self) -> bool:
@@ -210,10 +228,14 @@ class GenerationResult:
 
     def line(self) -> GeneratedLine:
         """The report's account of this generator."""
+        declared = surfaces.get(self.surface).features
         return GeneratedLine(surface=self.surface, profile=self.profile, seed=self.seed,
                              max_examples=self.max_examples, inputs_run=self.inputs_run,
                              divergences=[r.id for r in self.findings], skipped=self.skipped,
-                             skip_reason=self.skip_reason, error=self.error)
+                             skip_reason=self.skip_reason, error=self.error, drawn=self.drawn,
+                             features={f.name: self.features[f.name] for f in declared},
+                             feature_minimums=minimums(declared, self.profile),
+                             feature_gate=feature_gate(self.profile, self.surface, self.max_examples))
 
 
 def generate(
@@ -390,11 +412,15 @@ def _round(
     latest: dict[tuple[str, ...], tuple[shapes.Shape, CaseLine]] = {}
     calls = 0
     drawn_before_first: int | None = None  # calls when the first new kind appeared
+    declared = surfaces.get(surface_name).features
 
     def check(value: Any) -> None:
         nonlocal calls, drawn_before_first
         result.inputs_run += 1
         calls += 1
+        if drawn_before_first is None:  # after it, Hypothesis shrinks: those inputs say nothing of the strategy
+            result.drawn += 1
+            result.features.update(present(declared, value))
         record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
         on_input(surface_name)
         if record.outcome is Outcome.BROKEN:

@@ -32,12 +32,15 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import threading
 import warnings
 from collections import Counter
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 from conformance.connection.base import Connection
 from conformance.core import scope, surfaces
@@ -48,6 +51,8 @@ from conformance.errors import UsageError
 from conformance.kit import wire
 from conformance.report.model import CaseLine, GeneratedLine, Generation
 from conformance.run import shapes, simplify
+from conformance.run.observations import recording
+from conformance.run.observations import start as observed_to
 from conformance.run.runner import Oracle, run_input
 
 if TYPE_CHECKING:
@@ -250,6 +255,7 @@ def generate(
     on_input: Callable[[str], None] = lambda surface: None,
     first_only: bool = False,
     database: ExampleDatabase | None = None,
+    observations: Path | None = None,
 ) -> GenerationResult:
     """Run one surface's generator; the shrunk findings are in the result, by kind and, within one, by shape.
 
@@ -267,7 +273,21 @@ def generate(
 
     ``first_only``: stop at the first divergence, unshrunk (whether a candidate can be told apart, not how).
     ``database``: findings are saved there, and the first round replays what it holds for the surface first.
+    ``observations``: a folder where Hypothesis's observations of the surface's inputs are written (Tyche's
+    format, each input's features among them: :mod:`conformance.run.observations`).
     """
+    with ExitStack() as stack:
+        observed = stack.enter_context(observed_to(observations, surface_name)) if observations else None
+        return _generate(surface_name, candidate, oracle, profile=profile, seed=seed, max_examples=max_examples,
+                         policy=policy, on_input=on_input, first_only=first_only, database=database,
+                         observed=observed)
+
+
+def _generate(
+    surface_name: str, candidate: Connection, oracle: Oracle, *, profile: Profile, seed: int,
+    max_examples: int | None, policy: NanPolicy | None, on_input: Callable[[str], None], first_only: bool,
+    database: ExampleDatabase | None, observed: IO[str] | None,
+) -> GenerationResult:
     if oracle.connection is None:
         raise UsageError("generated inputs need a live oracle")
     budget = surface_budget(profile, surface_name, max_examples)
@@ -295,7 +315,7 @@ def generate(
         full = {kind for kind, count in made.items() if count >= kind_limit(kind)}
         new, drawn = _round(surface_name, candidate, oracle, profile, _round_seed(seed, round_number),
                             budget - used, policy, known, full, result, on_input, shrink=not first_only,
-                            database=_surface_database(database, surface_name, round_number))
+                            database=_surface_database(database, surface_name, round_number), observed=observed)
         if first_only and new:
             kind = min(new)
             found[kind] = [new[kind]]
@@ -396,7 +416,7 @@ def _round(
     surface_name: str, candidate: Connection, oracle: Oracle, profile: Profile, seed: int, budget: int,
     policy: NanPolicy | None, known: dict[tuple[str, ...], list[shapes.Shape]], full: set[tuple[str, ...]],
     result: GenerationResult, on_input: Callable[[str], None], *, shrink: bool = True,
-    database: ExampleDatabase | None = None,
+    database: ExampleDatabase | None = None, observed: IO[str] | None = None,
 ) -> tuple[dict[tuple[str, ...], tuple[shapes.Shape, CaseLine]], int]:
     """One Hypothesis run: a new finding of each kind it found (shrunk, with its shape), and how many examples it
     drew before the first.
@@ -418,9 +438,13 @@ def _round(
         nonlocal calls, drawn_before_first
         result.inputs_run += 1
         calls += 1
+        has = present(declared, value)
         if drawn_before_first is None:  # after it, Hypothesis shrinks: those inputs say nothing of the strategy
             result.drawn += 1
-            result.features.update(present(declared, value))
+            result.features.update(has)
+        if observed is not None:
+            for name in has:  # an observation's features (what Tyche charts)
+                hypothesis.event(name)
         record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
         on_input(surface_name)
         if record.outcome is Outcome.BROKEN:
@@ -464,6 +488,8 @@ def _round(
         suppress_health_check=list(HealthCheck),
         print_blob=False,
     )
+    if observed is not None:  # the observations' property: the surface (Hypothesis wants an identifier)
+        check.__name__ = check.__qualname__ = "generated_" + re.sub(r"\W", "_", surface_name)
     property_test = given(inputs)(check)
     # The seed inside the settings: @seed alone turns the example database off, the settings given after it
     # put it back.
@@ -472,7 +498,7 @@ def _round(
         # findings go to the report, not to stdout
         inputs_independent_of_imports()
         quiet_repr_warnings()
-        with with_reporter(lambda _message: None):
+        with with_reporter(lambda _message: None), recording(observed):
             test()
     except BaseException as error:  # noqa: B036 - Hypothesis raises groups; anything else is reported
         if isinstance(error, KeyboardInterrupt):

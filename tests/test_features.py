@@ -16,6 +16,7 @@ from conformance.connection.in_process import InProcess
 from conformance.connection.spec import Spec
 from conformance.core import surfaces
 from conformance.core.features import Feature, Gate
+from conformance.corpus import cases as case_corpus
 from conformance.kit.candidate import Candidate
 from conformance.report.markdown import summary
 from conformance.report.model import GeneratedLine
@@ -215,3 +216,14 @@ def test_the_reference_oracle_counts_as_the_constant_pair_does():
     with Oracle(connect(parse("reference"))) as oracle:
         real = generate.generate("pass_at_k", connect(parse("reference")), oracle, profile=CI, seed=2, max_examples=50)
     assert real.features == _drawn("pass_at_k", CI, 2, max_examples=50).features
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_feature_is_a_total_predicate_of_the_surfaces_inputs(name):
+    """Each case input of the corpus (defaults left out, hand-written oddities) is judged without an error."""
+    loaded, _ = case_corpus.check_corpus(case_corpus.default_root())
+    values = [case.case.input for case in loaded if case.case.surface == name]
+    assert values
+    for value in values:
+        for feature in surfaces.get(name).features:
+            assert isinstance(feature.has(value), bool), (feature.name, value)

@@ -9,8 +9,10 @@ from conformance.surfaces.metric_compute.features import BUILTIN_TYPES
 from conformance.surfaces.reward_parse.features import non_finite
 
 
+# Defaults may be left out (a case file's input): every field but a task's name is read with its default.
 def _tasks(value: Any) -> list[dict[str, Any]]:
-    return [*value.get("tasks", []), *(task for dataset in value.get("datasets", []) for task in dataset["tasks"])]
+    return [*value.get("tasks", []),
+            *(task for dataset in value.get("datasets", []) for task in dataset.get("tasks", []))]
 
 
 def _outcomes(value: Any) -> list[dict[str, Any]]:
@@ -18,7 +20,8 @@ def _outcomes(value: Any) -> list[dict[str, Any]]:
 
 
 def _metrics(value: Any) -> list[dict[str, Any]]:
-    return [*value.get("metrics", []), *(m for dataset in value.get("datasets", []) for m in dataset["metrics"])]
+    return [*value.get("metrics", []),
+            *(m for dataset in value.get("datasets", []) for m in dataset.get("metrics", []))]
 
 
 FEATURES = (

@@ -68,8 +68,12 @@ def json_pairs(data: bytes) -> list[list[tuple[Any, Any]]] | None:
 
 def top_object_keys(data: bytes) -> set[Any]:
     """The keys of the file's JSON object (empty when it holds no object)."""
-    objects = json_pairs(data)
-    return {key for key, _ in objects[-1]} if objects else set()  # the outermost object is made last
+    text = text_of(data)
+    try:
+        document = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
+        return set()
+    return set(document) if isinstance(document, dict) else set()
 
 
 def _files(value: Any) -> list[bytes]:

@@ -50,6 +50,7 @@ from conformance import ORACLE_RELEASE
 from conformance.connection.base import Connection
 from conformance.connection.connectors import connect
 from conformance.core import surfaces
+from conformance.core.features import present
 from conformance.core.outcomes import Outcome
 from conformance.corpus import cases as case_corpus
 from conformance.kit import wire
@@ -295,6 +296,17 @@ def raw_rate(surface: str, inputs: list[Input]) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def features_rate(inputs: list[Input]) -> float:
+    """Inputs per second whose features are counted: what a generator adds to each input it draws (beside the
+    ci examples per second, it shows that counting costs a generator next to nothing)."""
+    declared = surfaces.get(inputs[0].surface).features
+    values = [i.value for i in inputs]
+    started = time.perf_counter()
+    for value in values:
+        present(declared, value)
+    return len(values) / (time.perf_counter() - started)
+
+
 def examples_per_second(surface: str, candidate: Connection, oracle: Oracle) -> float:
     profile = generation.PROFILES["ci"]
     started = time.perf_counter()
@@ -391,6 +403,7 @@ def measure(count: int, fresh: bool, only: list[str] | None) -> Results:
                 figures["plain_msgspec"] = best(plain_round_trip, inputs, "msgspec")
                 figures["wire_over_plain_msgspec"] = figures["plain_msgspec"] / figures["wire"]
             figures["exec_over_raw"] = figures["exec"] / figures["raw"]
+            figures["features"] = best(features_rate, inputs)
             results.rates[name] = figures
             print(f"{name}: ci examples", file=sys.stderr)
             results.examples_per_second[name] = examples_per_second(name, in_process, oracle)
@@ -433,8 +446,8 @@ def table(results: Results) -> str:
     """The figures as a Markdown table, with the targets."""
     lines = ["| surface | inputs | wire values per input | in process /s | exec: /s | harbor raw /s | exec ÷ raw "
              "| exec:, recorded oracle /s | oracle alone /s | exec: ÷ slower side | wire coding alone /s "
-             "| wire ÷ plain JSON | ci examples /s |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| wire ÷ plain JSON | ci examples /s | features counted /s |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, f in results.rates.items():
         plain = f"{f.get('wire_over_plain', 0):.1f}"
         if "wire_over_plain_msgspec" in f:
@@ -443,7 +456,7 @@ def table(results: Results) -> str:
                      f"{f['raw']:,.0f} | "
                      f"{f['exec_over_raw']:.2f} | {f['exec_recorded']:,.0f} | {f.get('oracle_alone', 0):,.0f} | "
                      f"{f.get('run_over_slower', 0):.2f} | {f['wire']:,.0f} | {plain} | "
-                     f"{results.examples_per_second.get(name, 0):,.0f} |")
+                     f"{results.examples_per_second.get(name, 0):,.0f} | {f.get('features', 0):,.0f} |")
     lines.append("")
     machine = results.machine
     lines.append(f"JSON codec: {machine.get('json', '?')}; wire ÷ plain JSON is against the standard library's json, "

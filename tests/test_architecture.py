@@ -42,7 +42,8 @@ REFERENCE = "conformance.reference"
 REFERENCE_MAY_IMPORT = {"base", "kit", "core", "oracle"}
 # A surface folder's parts, by file name, and the layer each belongs to; every other module of a folder is its
 # oracle side (harbor.py and what it loads), which runs inside harbor's virtualenv and imports nothing of the suite.
-SURFACE_PARTS = {"strategy": "strategies", "mutants": "mutation", "coverage": "oracle", "connector": "connection"}
+SURFACE_PARTS = {"strategy": "strategies", "features": "strategies", "mutants": "mutation", "coverage": "oracle",
+                 "connector": "connection"}
 
 
 def _module_name(path: Path) -> str:

@@ -17,11 +17,13 @@ import pytest
 from hypothesis.strategies import SearchStrategy
 
 from conformance.core import surfaces
+from conformance.core.features import Feature
 from conformance.core.loading import import_object
 from conformance.corpus import cases as case_corpus
 from conformance.mutation.mutants import Mutant
 from conformance.oracle.coverage import NoTargets, Target
 from conformance.report.reader import read
+from conformance.run import generate
 
 ROOT = Path(__file__).resolve().parent.parent
 TOY = Path(__file__).resolve().parent / "toy_surface"
@@ -53,6 +55,12 @@ def _complete(surface: surfaces.Surface, cases_root: Path) -> list[str]:
         missing.append("coverage targets, or the reason it has none")
     if surface.output_model is Any:
         missing.append("an output model")
+    features = surface.features
+    if not features or not all(isinstance(f, Feature) for f in features) or len({f.name for f in features}) < len(
+            features):
+        missing.append("input features (features.py: FEATURES, each with a name of its own)")
+    elif not all(f.minimum and set(f.minimum) <= set(generate.PROFILES) for f in features):
+        missing.append("a minimum share for each feature, under a generation profile's name")
     if surface.oracle is None and (surface.harbor_side is None or not _defines(surface.harbor_side, "serve")):
         missing.append("an oracle side (harbor.py with serve) or an oracle of its own")
     return missing

@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from conformance.core.compare import UlpBucket
+from conformance.core.features import Gate
 from conformance.core.outcomes import Outcome
 from conformance.errors import HarnessError, OptionError
 from conformance.report.commands import command as command  # re-exported: the commands print with it
@@ -190,6 +191,9 @@ def print_tables(tally: Tally, candidate: Party, oracle: str, note: str = "") ->
         out.print(ulp_table(tally))
     for error in tally.generator_errors:
         out.print(f"[red]generator error[/red] {error}", highlight=False)
+    for short in tally.feature_shortfalls:
+        label = "[red]feature shortfall[/red]" if short.gate is Gate.FAIL else "[yellow]feature warning[/yellow]"
+        out.print(f"{label} {escape(short.describe())}", highlight=False)
 
 
 def print_verdict(candidate: Party, tally: Tally, conforms: bool, path: Path) -> None:
@@ -214,6 +218,9 @@ def print_verdict(candidate: Party, tally: Tally, conforms: bool, path: Path) ->
         counts.append(f"the candidate failed to {problem.stage} ({problem.outcome})")
     if tally.cached_answers:
         counts.append(f"{tally.cached_answers} oracle answer(s) from the cache")
+    if tally.failing_shortfalls:
+        counts.append("features drawn below their minimum: "
+                      + "; ".join(short.describe() for short in tally.failing_shortfalls))
     out.print(f"{escape(candidate.described)}: {verdict_text} ({escape(', '.join(counts))}); report: "
               f"{escape(str(path))}")
     for warning in warned:

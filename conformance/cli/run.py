@@ -85,6 +85,7 @@ def certify(
     resume: Annotated[bool, opt.option("resume")] = False,
     shard: Annotated[Shard | None, opt.option("shard", parser=Shard.parse)] = None,
     example_database: opt.ExampleDatabase = None,
+    observations: opt.Observations = None,
     progress: Annotated[ProgressMode, opt.option("progress")] = ProgressMode.AUTO,
     no_oracle_cache: opt.NoOracleCache = False,
     strict_warnings: opt.StrictWarnings = False,
@@ -106,7 +107,7 @@ def certify(
         no_cases=no_cases, no_generate=no_generate, expectations=expectations,
         timeout_multiplier=timeout_multiplier, validate_protocol=validate_protocol, broken_after=broken_after,
         resume=resume, shard=shard, example_database=example_database, oracle_cache=not no_oracle_cache,
-        oracle_processes=oracle_processes, strict_warnings=strict_warnings)
+        oracle_processes=oracle_processes, strict_warnings=strict_warnings, observations=observations)
     with contextlib.ExitStack() as stack:
         if report_to_stdout:  # written to a file as always (flushed line by line), then sent to stdout whole
             path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="conformance-report-"))) / "r.jsonl"

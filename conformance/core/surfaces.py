@@ -8,6 +8,7 @@ A surface names one scoring behaviour. The suite's own live in
     reference.py  the reference candidate's answer (``answer(request)``)
     mutants.py    one-bug mutants of the reference (``MUTANTS``)
     coverage.py   which of harbor's functions it covers (``TARGETS``), or why none
+    features.py   the kinds of input its strategy is meant to reach (``FEATURES``), each with its minimum share
     harbor.py     what the harbor oracle runs for it (standard library and harbor only,
                   loaded by path inside the oracle's virtualenv: ``serve(context)``)
 
@@ -32,12 +33,13 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from conformance.core import scope
 from conformance.core.compare import NanPolicy
+from conformance.core.features import Feature
 from conformance.core.loading import import_object
 from conformance.core.registry import Registry
 
 # The parts of a surface folder the harness runs in its own process; every other module of the folder belongs to
 # the oracle's side (harbor.py and what it loads), whose code is part of the oracle's identity.
-HARNESS_PARTS = frozenset({"__init__", "strategy", "reference", "mutants", "coverage", "connector"})
+HARNESS_PARTS = frozenset({"__init__", "strategy", "reference", "mutants", "coverage", "connector", "features"})
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,12 @@ class Surface:
     def coverage(self) -> str | None:
         module = self.part("coverage")
         return f"{module}:TARGETS" if module else None
+
+    @property
+    def features(self) -> tuple[Feature, ...]:
+        """The kinds of input its strategy is meant to reach (the folder's ``FEATURES``; none without one)."""
+        module = self.part("features")
+        return tuple(import_object(f"{module}:FEATURES")) if module else ()
 
     @property
     def harbor_side(self) -> Path | None:

@@ -77,6 +77,7 @@ OPTIONS = (
     Option("seed", "the profile's, or a fresh one per run"),
     Option("max-examples", "the profile's"),
     Option("example-database", f".hypothesis/examples under the rootdir; '{NO_DATABASE}': none"),
+    Option("observations", "none", path=True),
     Option("no-oracle-cache"),
     Option("no-cases"),
     Option("no-generate"),
@@ -194,6 +195,7 @@ def _read(config: pytest.Config) -> Settings:
                      if (value := _number(config, name, FLAGS[name].kind, file)) is not None}
     database = _text(config, "example-database", file)
     expectations, report = _text(config, "expectations", file), _text(config, "report", file)
+    observations = _text(config, "observations", file)
     with option_error("candidate"):
         candidate = parse(text)
     with option_error("oracle"):
@@ -211,6 +213,7 @@ def _read(config: pytest.Config) -> Settings:
         no_generate=_flag(config, "no-generate", file),
         oracle_cache=not _flag(config, "no-oracle-cache", file),
         strict_warnings=_flag(config, "strict-warnings", file),
+        observations=Path(observations) if observations else None,
         **given_numbers,
     )
     return Settings(run, Path(report) if report else None)

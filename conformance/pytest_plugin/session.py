@@ -183,7 +183,8 @@ class Conformance:
         from conformance.run.engine import Engine
 
         return Engine(self.candidate(), self.oracle(), self.stream, policy=self.settings.run.policy,
-                      expectations=self.expectations, database=self.database() if generating else None)
+                      expectations=self.expectations, database=self.database() if generating else None,
+                      observations=self.settings.run.observations)
 
     def _candidate_failed(self, line: CandidateLine) -> None:
         """The candidate failed to start or to stop: an event of this process's run as it happens, and a line kept

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.core.compare import UlpBucket
+from conformance.core.features import Gate
 from conformance.core.outcomes import Outcome
 from conformance.report.commands import repro
 from conformance.report.model import CaseLine, describe, result_text, verdict, warning_names
@@ -132,6 +133,9 @@ def summary(report: Summarised, *, limit: int = 50, source: Path | None = None) 
         lines.append("")
     if tally.distances:
         lines += _ulp_table(tally) + [""]
+    for short in tally.feature_shortfalls:
+        lead = "**Feature shortfall** (the run fails)" if short.gate is Gate.FAIL else "Note: feature below its minimum"
+        lines += [f"> {lead}: {short.describe()}", ""]
     found = report.problems()
     if found.failures:
         failing = [(surface, cls, record) for surface, groups in found.failures.items()

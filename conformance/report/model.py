@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator,
 from conformance.connection.protocol import Implementation
 from conformance.connection.spec import harbor_release
 from conformance.core.compare import Mismatch, MismatchClass, Result, UlpBucket
+from conformance.core.features import Gate
 from conformance.core.outcomes import DIVERGING, Outcome, ProtocolError, ReplyKind, RunWarning
 from conformance.kit import wire
 
@@ -504,11 +505,35 @@ class GeneratedLine(_Line):
     rejected: int = Field(default=0, description="Generated inputs the oracle turned away before any scoring (an "
                                                  "exception among the surface's declared rejections).")
     error: str | None = None
+    drawn: int = Field(default=0, description=(
+        "The inputs its features were counted over: those each round drew up to its first new finding (the "
+        "shrinking that follows, a finding's replays and the findings replayed from an example database are "
+        "left out)."))
+    features: dict[str, int] = Field(default_factory=dict, description=(
+        "Each of the surface's features (conformance/surfaces/<surface>/features.py): how many of the drawn "
+        "inputs have it."))
+    feature_minimums: dict[str, float] = Field(default_factory=dict, description=(
+        "The least share of the drawn inputs each feature must reach under the run's profile."))
+    feature_gate: Gate = Field(default=Gate.WARN, description=(
+        "What a share below its minimum does: `fail` (the run does not conform) or `warn`."))
 
     @field_validator("error", "skip_reason")
     @classmethod
     def _bounded_error(cls, error: str | None) -> str | None:
         return bounded(error, DETAIL_LIMIT)
+
+    def shortfalls(self) -> list[FeatureShortfall]:
+        """The features whose share of the drawn inputs is below their minimum (a generator that ran only).
+
+        A generator that ended in an error is judged by its error, not by what it drew before it.
+        """
+        if self.error is not None:
+            return []
+        shares = {name: self.features.get(name, 0) / self.drawn if self.drawn else 0.0
+                  for name in self.feature_minimums}
+        return [FeatureShortfall(surface=self.surface, feature=name, count=self.features.get(name, 0),
+                                 drawn=self.drawn, share=shares[name], minimum=minimum, gate=self.feature_gate)
+                for name, minimum in sorted(self.feature_minimums.items()) if shares[name] < minimum]
 
 
 class CandidateLine(_Line):
@@ -537,6 +562,25 @@ class GeneratedSummary(_Model):
     inputs_run: int
     divergences: list[str] = Field(default_factory=list)
     error: str | None = None
+    drawn: int = Field(default=0, description="The inputs its features were counted over (see the generated line).")
+    features: dict[str, int] = Field(default_factory=dict, description="Drawn inputs with each feature.")
+
+
+class FeatureShortfall(_Model):
+    """A feature of a surface that the run's drawn inputs had less often than its minimum share."""
+
+    surface: str
+    feature: str
+    count: int = Field(description="Drawn inputs that have the feature.")
+    drawn: int = Field(description="Inputs drawn (the share's denominator).")
+    share: float = Field(description="count / drawn (0 when none was drawn).")
+    minimum: float = Field(description="The least share the run's profile asks for.")
+    gate: Gate = Field(description="`fail`: the run does not conform for it; `warn`: it is only said.")
+
+    def describe(self) -> str:
+        """One line: the surface, the feature, the share it reached and its minimum."""
+        return (f"{self.surface}: feature {self.feature!r} in {self.share:.1%} of {self.drawn} drawn inputs "
+                f"({self.count}), below its minimum {self.minimum:.1%}")
 
 
 class Warned(_Model):
@@ -614,6 +658,9 @@ class Footer(_Line):
     ulp_distances: dict[str, UlpDistances] = Field(default_factory=dict, description=(
         "Per surface with a float mismatch: their ULP distances in buckets, and the worst one. Counted from the "
         "case lines, as the outcomes are."))
+    feature_shortfalls: list[FeatureShortfall] = Field(default_factory=list, description=(
+        "Features the generators reached less often than their minimum share; one whose gate is `fail` makes "
+        "the run not conform."))
     conforms: bool
     warnings: list[Warned] = Field(default_factory=list, description=(
         "What makes the run no evidence of conformance although nothing diverged (docs/warnings.md): a reader "

@@ -35,11 +35,13 @@ from conformance import SUITE, __version__
 from conformance.connection.protocol import PROTOCOL_VERSION
 from conformance.core import surfaces
 from conformance.core.compare import COMPARATOR_VERSION, Mismatch, UlpBucket, ulp_bucket
+from conformance.core.features import Gate
 from conformance.core.outcomes import Outcome, ProtocolError, RunWarning
 from conformance.report.model import (
     CampaignInfo,
     CandidateLine,
     CaseLine,
+    FeatureShortfall,
     Footer,
     GeneratedLine,
     GeneratedSummary,
@@ -173,6 +175,15 @@ class Tally:
     def generator_errors(self) -> list[str]:
         return [f"{s}: {g.error}" for s, g in sorted(self.generated.items()) if g.error]
 
+    @property
+    def feature_shortfalls(self) -> list[FeatureShortfall]:
+        """Features the generators reached less often than their minimum share, by surface."""
+        return [short for _, line in sorted(self.generated.items()) for short in line.shortfalls()]
+
+    @property
+    def failing_shortfalls(self) -> list[FeatureShortfall]:
+        return [short for short in self.feature_shortfalls if short.gate is Gate.FAIL]
+
     def add(self, record: CaseLine) -> None:
         for mismatch in record.mismatches:  # a generated finding's too: its floats are as far apart
             bucket = ulp_bucket(mismatch)
@@ -209,7 +220,7 @@ class Tally:
         checked = self.total > 0 or bool(self.generated)
         return (checked and self.conforming == self.total and not self.stale_recordings
                 and not self.findings and not self.generator_errors and not self.stale_expectations
-                and not self.candidate_problems and not self.generated_skips)
+                and not self.candidate_problems and not self.generated_skips and not self.failing_shortfalls)
 
     def warnings(self) -> list[Warned]:
         """What makes the run no evidence of conformance although nothing need have diverged (docs/warnings.md).
@@ -250,7 +261,8 @@ class Tally:
             outcomes={name: self.outcomes.get(name, 0) for name in Outcome},
             by_surface={s: {n: c.get(n, 0) for n in Outcome} for s, c in sorted(self.by_surface.items())},
             stale_recordings=self.stale_recordings,
-            generated={s: GeneratedSummary(inputs_run=g.inputs_run, divergences=g.divergences, error=g.error)
+            generated={s: GeneratedSummary(inputs_run=g.inputs_run, divergences=g.divergences, error=g.error,
+                                           drawn=g.drawn, features=g.features)
                        for s, g in sorted(self.generated.items())},
             findings=len(self.findings),
             expected_findings=len(self.expected_findings),
@@ -261,6 +273,7 @@ class Tally:
             batch_fallbacks=self.batch_fallbacks,
             cached_answers=self.cached_answers,
             ulp_distances={s: d.summary() for s, d in sorted(self.distances.items())},
+            feature_shortfalls=self.feature_shortfalls,
             conforms=self.conforms,
             warnings=self.warnings(),
         )

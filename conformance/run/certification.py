@@ -143,7 +143,8 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
             stream.emit(CandidateFailed(start_problem))
         # Entries expire by the run's date, the day its header says it started.
         known = plan.expectations.dated(header.started_on) if plan.expectations is not None else None
-        engine = Engine(candidate, oracle, stream, policy=plan.nan_policy, expectations=known, database=database)
+        engine = Engine(candidate, oracle, stream, policy=plan.nan_policy, expectations=known, database=database,
+                        observations=options.observations)
         records = [line for line in plan.resumed.kept if isinstance(line, CaseLine)]
         records += engine.cases(to_run)
         for name in plan.generators:

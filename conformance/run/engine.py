@@ -153,16 +153,19 @@ class Engine:
 
     ``expectations``: applied to every line as it is made (a listed divergence becomes ``xfail``).
     ``database``: the example database the generators replay and save findings to.
+    ``observations``: a folder for Hypothesis's observations of the generated inputs.
     """
 
     def __init__(self, candidate: Connection, oracle: Oracle, stream: Stream, *, policy: NanPolicy | None = None,
-                 expectations: Expectations | None = None, database: ExampleDatabase | None = None) -> None:
+                 expectations: Expectations | None = None, database: ExampleDatabase | None = None,
+                 observations: Path | None = None) -> None:
         self.candidate = candidate
         self.oracle = oracle
         self.stream = stream
         self.policy = policy
         self.expectations = expectations
         self.database = database
+        self.observations = observations
         self._restarts = candidate.restarts
 
     def _restarted(self, surface: str) -> None:
@@ -199,7 +202,8 @@ class Engine:
             result = generation.generate(surface, self.candidate, self.oracle, profile=profile, seed=seed,
                                          max_examples=budget, policy=self.policy,
                                          on_input=self._input_done,
-                                         first_only=first_only, database=self.database)
+                                         first_only=first_only, database=self.database,
+                                         observations=self.observations)
         findings = [self.finished(record) for record in result.findings]
         for line in findings:
             self.stream.emit(FindingFound(line))

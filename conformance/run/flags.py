@@ -84,6 +84,8 @@ FLAGS = {flag.name: flag for flag in (
     Flag("max-examples", "Generated inputs per surface.", metavar="N", minimum=1, default="the profile's", kind=int),
     Flag("example-database", "A Hypothesis example database (a directory, or redis://HOST:PORT): the generators "
                              "replay what it holds first and save their findings there.", metavar="DB", path=True),
+    Flag("observations", "Write Hypothesis's observations of the generated inputs to this folder, one JSONL file per "
+                         "surface that Tyche reads, each input's features among them.", metavar="DIR", path=True),
     Flag("no-oracle-cache", "Ask the oracle every input: no answer from the oracle answer cache, none stored "
                             "(`conformance cache`)."),
     Flag("strict-warnings", "Fail (exit 1) a run that conforms with warnings: nothing diverged, but the run is no "

@@ -32,20 +32,27 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import threading
 import warnings
+from collections import Counter
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 from conformance.connection.base import Connection
 from conformance.core import scope, surfaces
 from conformance.core.compare import NanPolicy, most_severe
+from conformance.core.features import Gate, minimums, present
 from conformance.core.outcomes import Outcome
 from conformance.errors import UsageError
 from conformance.kit import wire
 from conformance.report.model import CaseLine, GeneratedLine, Generation, RaisedResult
 from conformance.run import shapes, simplify
+from conformance.run.observations import recording
+from conformance.run.observations import start as observed_to
 from conformance.run.runner import Oracle, run_input
 
 if TYPE_CHECKING:
@@ -59,12 +66,16 @@ class Profile:
     fixed_seed: int | None  # None: a new random seed per run
     target_ulps: bool = False
     summary: str = ""
+    # What a feature drawn less often than its minimum share does (conformance.core.features).
+    feature_gate: Gate = Gate.WARN
 
 
+# ci gates on the features its fixed seed reaches; dev's fresh seeds and small budget make a shortfall a note;
+# explore (a campaign) steers its draws toward large ULP distances on purpose and is sized by time, so it warns too.
 PROFILES = {
     p.name: p
     for p in (
-        Profile("ci", 250, 0, summary="fixed seed and budget; suitable as a gate"),
+        Profile("ci", 250, 0, summary="fixed seed and budget; suitable as a gate", feature_gate=Gate.FAIL),
         Profile("dev", 100, None, summary="a fresh seed each run"),
         Profile("explore", 5000, None, target_ulps=True, summary="long runs steered toward large ULP distances"),
     )
@@ -78,6 +89,16 @@ def surface_budget(profile: Profile, surface_name: str, max_examples: int | None
     if max_examples is not None:
         return max_examples
     return profile.max_examples * surfaces.get(surface_name).examples_scale
+
+
+def feature_gate(profile_name: str, surface_name: str, budget: int) -> Gate:
+    """What a feature shortfall does to a generator run of ``budget`` inputs: its profile's gate, when the run
+    drew at least its profile's budget for the surface; a smaller sample (``--max-examples``, one shard of a run,
+    a campaign's task) only warns, and a merge of such runs is judged again on their sum."""
+    profile = PROFILES.get(profile_name)
+    if profile is None or surface_name not in surfaces.SURFACES or budget < surface_budget(profile, surface_name):
+        return Gate.WARN
+    return profile.feature_gate
 
 
 def describe(profile: Profile, seed: int, max_examples: int | None) -> Generation:
@@ -204,6 +225,8 @@ class GenerationResult:
     skip_reason: str | None = None
     rejected: int = 0  # inputs the oracle turned away before any scoring (the surface's declared rejections)
     error: str | None = None  # the generator itself failed (a flaky candidate, a harness bug)
+    drawn: int = 0  # inputs the features are counted over: each round's up to its first new finding
+    features: Counter[str] = field(default_factory=Counter)  # drawn inputs with each of the surface's features
 
     def answered(self, record: CaseLine) -> None:
         """One more input run (``record`` its line): counted, and whether the oracle rejected it."""
@@ -218,10 +241,14 @@ class GenerationResult:
 
     def line(self) -> GeneratedLine:
         """The report's account of this generator."""
+        declared = surfaces.get(self.surface).features
         return GeneratedLine(surface=self.surface, profile=self.profile, seed=self.seed,
                              max_examples=self.max_examples, inputs_run=self.inputs_run,
                              divergences=[r.id for r in self.findings], skipped=self.skipped,
-                             skip_reason=self.skip_reason, rejected=self.rejected, error=self.error)
+                             skip_reason=self.skip_reason, rejected=self.rejected, error=self.error, drawn=self.drawn,
+                             features={f.name: self.features[f.name] for f in declared},
+                             feature_minimums=minimums(declared, self.profile),
+                             feature_gate=feature_gate(self.profile, self.surface, self.max_examples))
 
 
 def generate(
@@ -236,6 +263,7 @@ def generate(
     on_input: Callable[[str], None] = lambda surface: None,
     first_only: bool = False,
     database: ExampleDatabase | None = None,
+    observations: Path | None = None,
 ) -> GenerationResult:
     """Run one surface's generator; the shrunk findings are in the result, by kind and, within one, by shape.
 
@@ -253,7 +281,21 @@ def generate(
 
     ``first_only``: stop at the first divergence, unshrunk (whether a candidate can be told apart, not how).
     ``database``: findings are saved there, and the first round replays what it holds for the surface first.
+    ``observations``: a folder where Hypothesis's observations of the surface's inputs are written (Tyche's
+    format, each input's features among them: :mod:`conformance.run.observations`).
     """
+    with ExitStack() as stack:
+        observed = stack.enter_context(observed_to(observations, surface_name)) if observations else None
+        return _generate(surface_name, candidate, oracle, profile=profile, seed=seed, max_examples=max_examples,
+                         policy=policy, on_input=on_input, first_only=first_only, database=database,
+                         observed=observed)
+
+
+def _generate(
+    surface_name: str, candidate: Connection, oracle: Oracle, *, profile: Profile, seed: int,
+    max_examples: int | None, policy: NanPolicy | None, on_input: Callable[[str], None], first_only: bool,
+    database: ExampleDatabase | None, observed: IO[str] | None,
+) -> GenerationResult:
     if oracle.connection is None:
         raise UsageError("generated inputs need a live oracle")
     budget = surface_budget(profile, surface_name, max_examples)
@@ -281,7 +323,7 @@ def generate(
         full = {kind for kind, count in made.items() if count >= kind_limit(kind)}
         new, drawn = _round(surface_name, candidate, oracle, profile, _round_seed(seed, round_number),
                             budget - used, policy, known, full, result, on_input, shrink=not first_only,
-                            database=_surface_database(database, surface_name, round_number))
+                            database=_surface_database(database, surface_name, round_number), observed=observed)
         if first_only and new:
             kind = min(new)
             found[kind] = [new[kind]]
@@ -382,7 +424,7 @@ def _round(
     surface_name: str, candidate: Connection, oracle: Oracle, profile: Profile, seed: int, budget: int,
     policy: NanPolicy | None, known: dict[tuple[str, ...], list[shapes.Shape]], full: set[tuple[str, ...]],
     result: GenerationResult, on_input: Callable[[str], None], *, shrink: bool = True,
-    database: ExampleDatabase | None = None,
+    database: ExampleDatabase | None = None, observed: IO[str] | None = None,
 ) -> tuple[dict[tuple[str, ...], tuple[shapes.Shape, CaseLine]], int]:
     """One Hypothesis run: a new finding of each kind it found (shrunk, with its shape), and how many examples it
     drew before the first.
@@ -398,10 +440,18 @@ def _round(
     latest: dict[tuple[str, ...], tuple[shapes.Shape, CaseLine]] = {}
     calls = 0
     drawn_before_first: int | None = None  # calls when the first new kind appeared
+    declared = surfaces.get(surface_name).features
 
     def check(value: Any) -> None:
         nonlocal calls, drawn_before_first
         calls += 1
+        has = present(declared, value)
+        if drawn_before_first is None:  # after it, Hypothesis shrinks: those inputs say nothing of the strategy
+            result.drawn += 1
+            result.features.update(has)
+        if observed is not None:
+            for name in has:  # an observation's features (what Tyche charts)
+                hypothesis.event(name)
         record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
         result.answered(record)
         on_input(surface_name)
@@ -448,6 +498,8 @@ def _round(
         suppress_health_check=list(HealthCheck),
         print_blob=False,
     )
+    if observed is not None:  # the observations' property: the surface (Hypothesis wants an identifier)
+        check.__name__ = check.__qualname__ = "generated_" + re.sub(r"\W", "_", surface_name)
     property_test = given(inputs)(check)
     # The seed inside the settings: @seed alone turns the example database off, the settings given after it
     # put it back.
@@ -456,7 +508,7 @@ def _round(
         # findings go to the report, not to stdout
         inputs_independent_of_imports()
         quiet_repr_warnings()
-        with with_reporter(lambda _message: None):
+        with with_reporter(lambda _message: None), recording(observed):
             test()
     except BaseException as error:  # noqa: B036 - Hypothesis raises groups; anything else is reported
         if isinstance(error, KeyboardInterrupt):

@@ -70,6 +70,7 @@ class Options:
     shard: Shard | None = None  # run only this part: its cases, its seed, its share of the budget
     first_finding: bool = False  # each generator stops at its first divergence, unshrunk
     example_database: str | None = None  # findings saved there, replayed first (conformance.run.examples)
+    observations: Path | None = None  # a folder for Hypothesis's observations (conformance.run.observations)
     oracle_cache: bool = True  # the oracle's answers from the answer cache where it has them (--no-oracle-cache)
     oracle_processes: int = 1  # oracle processes that answer whole-job inputs at once (connection.pool)
     strict_warnings: bool = False  # a run that conforms with warnings fails (docs/warnings.md)

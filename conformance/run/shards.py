@@ -30,6 +30,7 @@ from conformance.report.model import (
 )
 from conformance.report.reader import Report
 from conformance.report.writer import Tally
+from conformance.run.generate import feature_gate
 
 _SPEC = re.compile(r"([0-9]+)/([0-9]+)")
 
@@ -163,14 +164,21 @@ class MergedGenerators:
         if before is None:
             self.generated[line.surface] = line
             return
+        budget = before.max_examples + line.max_examples
         self.generated[line.surface] = before.model_copy(update={
             "inputs_run": before.inputs_run + line.inputs_run,
-            "max_examples": before.max_examples + line.max_examples,
+            "max_examples": budget,
             "skipped": before.skipped + line.skipped,
             "rejected": before.rejected + line.rejected,
             "skip_reason": before.skip_reason or line.skip_reason,
             "divergences": [*before.divergences, *(i for i in line.divergences if i not in before.divergences)],
             "error": "; ".join(filter(None, [before.error, line.error])) or None,
+            "drawn": before.drawn + line.drawn,
+            "features": {name: before.features.get(name, 0) + line.features.get(name, 0)
+                         for name in {**before.features, **line.features}},
+            "feature_minimums": before.feature_minimums or line.feature_minimums,
+            # The parts' budgets together: a whole profile's budget is judged by its profile's gate again.
+            "feature_gate": feature_gate(line.profile, line.surface, budget),
         })
 
     def of(self, surface: str) -> list[CaseLine]:

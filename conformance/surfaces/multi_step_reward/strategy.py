@@ -58,7 +58,7 @@ def _threshold(value: object) -> bool:
     return isinstance(value, float) or (type(value) is int and abs(value) <= 2**53)
 
 
-def _own_rewards(drawn: dict) -> dict:
+def own_rewards(drawn: dict) -> dict:
     """The rewards a step's reward files parse to, when they plainly do (else {})."""
     try:
         if drawn.get("reward_json") is not None:
@@ -101,7 +101,7 @@ def step(draw: st.DrawFn) -> dict:
     if kind == 0:
         drawn["min_reward"] = draw(min_reward)
     elif kind == 1:
-        drawn["min_reward"] = draw(own_min_reward(_own_rewards(drawn)))
+        drawn["min_reward"] = draw(own_min_reward(own_rewards(drawn)))
     return drawn
 
 

@@ -150,6 +150,22 @@ def test_config_says_which_file_and_what_it_gives(tmp_path, monkeypatch):
     assert CliRunner().invoke(app, ["config", "nope"]).exit_code == 2
 
 
+def test_config_as_shell_assignments_survives_eval_whatever_the_values_hold(tmp_path):
+    """What the Action's script evals: every key once, a value with quotes, `$(...)` and a newline kept as it is."""
+    import subprocess
+    import sys
+
+    candidate = "exec:./run 'a b' \"$(touch pwned)\" `id`"
+    (tmp_path / "conformance.toml").write_text(
+        f"candidate = {json.dumps(candidate)}\nsurface = [\"pass_at_k\", \"reward.parse\"]\n")
+    script = ('eval "$(' + f"{sys.executable} -m conformance config --shell" + ')" && '
+              'printf "%s|" "$file_candidate" "$file_surface" "$file_profile" "$file_timeout_multiplier"')
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{candidate}|pass_at_k\nreward.parse|||"
+    assert not (tmp_path / "pwned").exists()
+
+
 # -- what it refuses --------------------------------------------------------------------------------------------
 
 

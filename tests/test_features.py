@@ -55,6 +55,7 @@ def _below(result: generate.GenerationResult, profile: str) -> dict[str, tuple[f
             if profile in f.minimum and result.features[f.name] < f.minimum[profile] * result.drawn}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_the_ci_budget_and_seed_reach_every_feature_at_its_minimum(name):
     result = _drawn(name, CI, CI.fixed_seed or 0)
@@ -102,6 +103,7 @@ def _certify(tmp_path, profile: str, *more: str):
     return result, read(report)
 
 
+@pytest.mark.slow
 def test_a_narrowed_strategy_fails_a_ci_run_naming_the_feature_and_its_share(tmp_path, narrowed):
     result, report = _certify(tmp_path, "ci")
     assert result.exit_code == 1, result.output
@@ -119,6 +121,7 @@ def test_a_narrowed_strategy_fails_a_ci_run_naming_the_feature_and_its_share(tmp
     assert "**Feature shortfall** (the run fails)" in markdown and "'non-finite reward' in 0.0%" in markdown
 
 
+@pytest.mark.slow
 def test_a_dev_run_of_a_narrowed_strategy_warns_and_conforms(tmp_path, narrowed):
     result, report = _certify(tmp_path, "dev", "--seed", "5")
     assert result.exit_code == 0, result.output

@@ -81,6 +81,7 @@ def test_each_warning_has_a_name_a_meaning_a_hint_and_a_section_in_the_docs():
 # -- not raised by the reference ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_reference_s_run_of_every_case_warns_nothing(tmp_path):
     run = _recorded("reference", tmp_path / "r.jsonl")
     assert run.conforms and run.footer.warnings == []
@@ -155,6 +156,7 @@ def test_a_scope_of_unknown_metric_names_warns_rejected_before_scoring_on_genera
     assert _read_back(tmp_path / "g.jsonl") == run.footer.warnings
 
 
+@pytest.mark.slow
 def test_a_scope_the_suite_leaves_out_generates_nothing_and_warns_it(tmp_path, reference_oracle):
     """Every value drawn holds the claimed reward.json, nested past the suite's limit: none may be sent."""
     run = _generated(f"{CANDIDATES}:too_deep", tmp_path / "d.jsonl", reference_oracle, max_examples=5)

@@ -28,12 +28,11 @@ candidate="${CONFORMANCE_CANDIDATE:-}"
 report_dir="${CONFORMANCE_REPORT_DIR:-}"
 [ -n "$report_dir" ] || report_dir="conformance-report"
 
-# What the config file gives for a key, or nothing; a file that cannot be read stops the step here, its line named.
-from_file() {
-    conformance config "$1"
-}
-in_file_candidate="$(from_file candidate)" || exit 2
-if [ -z "$candidate" ] && [ -z "$in_file_candidate" ]; then
+# What the config file gives, as file_KEY variables (empty for a key it does not give), read by one process; a
+# file that cannot be read stops the step here, its line named.
+from_file="$(conformance config --shell)" || exit 2
+eval "$from_file"
+if [ -z "$candidate" ] && [ -z "$file_candidate" ]; then
     echo "::error title=harbor conformance::no candidate given (the action's 'candidate' input, CONFORMANCE_CANDIDATE, or candidate in the config file)"
     exit 2
 fi
@@ -48,15 +47,10 @@ fi
 mkdir -p -- "$report_dir" || exit 2
 report_dir="$(cd -- "$report_dir" && pwd)" || exit 2
 # Where the config file names a path for the report or a format, it is written there; else in the report folder.
-report="$(from_file report)" || exit 2
-[ -n "$report" ] || report="$report_dir/report.jsonl"
-markdown="$(from_file markdown)" || exit 2
-[ -n "$markdown" ] || markdown="$report_dir/summary.md"
-junit="$(from_file junit)" || exit 2
-[ -n "$junit" ] || junit="$report_dir/junit.xml"
-badge="$(from_file badge)" || exit 2
-[ -n "$badge" ] || badge="$report_dir/badge.json"
-in_file_profile="$(from_file profile)" || exit 2
+report="${file_report:-$report_dir/report.jsonl}"
+markdown="${file_markdown:-$report_dir/summary.md}"
+junit="${file_junit:-$report_dir/junit.xml}"
+badge="${file_badge:-$report_dir/badge.json}"
 # A report left by an earlier run in the same folder must not pass for this run's.
 rm -f -- "$report" "$markdown" "$junit" "$badge"
 
@@ -69,7 +63,7 @@ if [ -n "${CONFORMANCE_ORACLE:-}" ]; then
 fi
 if [ -n "${CONFORMANCE_PROFILE:-}" ]; then
     args+=(--profile "$CONFORMANCE_PROFILE")
-elif [ -z "$in_file_profile" ]; then
+elif [ -z "$file_profile" ]; then
     args+=(--profile ci)  # the action's own default: a repeatable gate
 fi
 if [ -n "${CONFORMANCE_EXPECTATIONS:-}" ]; then

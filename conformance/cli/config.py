@@ -9,6 +9,7 @@ first, whole (:func:`conformance.run.config.load`), so a bad value is said with 
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -47,6 +48,7 @@ class Configured(TyperCommand):
 
 
 CONFIGURED = ("certify", "smoke")  # the commands that read the file
+SHELL_PREFIX = "file_"  # `config --shell`: the shell variables it sets are named file_KEY
 
 
 def show(
@@ -55,6 +57,9 @@ def show(
     config: opt.ConfigFile = None,
     no_config: opt.NoConfig = False,
     as_json: Annotated[bool, typer.Option("--json", help="The values as one JSON object.")] = False,
+    as_shell: Annotated[bool, typer.Option("--shell", help=(
+        f"Every key as a shell assignment, {SHELL_PREFIX}KEY='VALUE' (dashes as underscores; empty when the file "
+        "gives none), for a script's eval: one process for all of them."))] = False,
 ) -> None:
     """Say which config file a run started here reads, and the values it gives (paths made absolute)."""
     read = _read(config, no_config)
@@ -66,6 +71,12 @@ def show(
         out.print("" if value is None else _text(value), markup=False, highlight=False, soft_wrap=True)
         return
     values = dict(read.values) if read is not None else {}
+    if as_shell:
+        for name in config_file.KEYS:
+            value = values.get(name)
+            text = shlex.quote("" if value is None else _text(value))
+            out.print(f"{SHELL_PREFIX}{name.replace('-', '_')}={text}", markup=False, highlight=False, soft_wrap=True)
+        return
     if as_json:
         out.print(json.dumps({"file": str(read.path) if read else None, "values": values}), markup=False,
                   highlight=False, soft_wrap=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from conformance.connection.protocol import Implementation
 from conformance.core.compare import Mismatch, MismatchClass
+from conformance.core.features import Gate
 from conformance.core.outcomes import Outcome
 from conformance.corpus import cases
 from conformance.kit import wire
@@ -24,6 +25,7 @@ from conformance.report.model import (
     ExpectedDivergence,
     Footer,
     GeneratedLine,
+    Generation,
     Header,
     OutputResult,
     Party,
@@ -145,3 +147,54 @@ def hostile_reports(folder: Path) -> list[Path]:
     release = write(folder / "hostile-gate.jsonl", header("harbor==9.9.9", "harbor==0.13.1", surfaces=["reward.parse"],
                                                           started_at="2026-01-01T00:00:00Z"), gate, None)
     return [candidate, release]
+
+
+# The ULP buckets as the report's model documents them (UlpDistances): each runs up to its top; far is a float-far
+# mismatch, or one beyond 2^20.
+BUCKET_TOPS = [("1", 1), ("2-4", 4), ("5-16", 16), ("17-2^10", 2**10), ("2^10-2^20", 2**20)]
+BUCKET_NAMES = [name for name, _ in BUCKET_TOPS] + ["far"]
+
+
+def ulp_bucket(mismatch: dict[str, Any]) -> str:
+    """The bucket of a report line's mismatch (as JSON) that has a distance."""
+    if mismatch["cls"] == "float-far" or mismatch["ulps"] > 2**20:
+        return "far"
+    return next(name for name, top in BUCKET_TOPS if mismatch["ulps"] <= top)
+
+
+# A run of profile ci on reward.parse whose generator counted four features over 200 drawn inputs: "nan" above its
+# minimum, "negative" below its own (a failing gate), two with no minimum; and float mismatches in three buckets,
+# the furthest in a generated finding (no case page has it).
+DRAWN = 200
+FEATURES = {"nan": 30, "negative": 4, "empty list": 0, "utf-8 bom": 50}
+MINIMUMS = {"nan": 0.1, "negative": 0.05}
+
+
+def _floats(ulps: int, cls: MismatchClass = MismatchClass.ULP) -> list[Mismatch]:
+    return [Mismatch(cls, "$['reward']", "0.3", "0.30000000000000004", ulps=ulps)]
+
+
+def shapes_report(path: Path, name: str = "shaper", surface: str = "reward.parse",
+                  features: dict[str, int] | None = None, minimums: dict[str, float] | None = None) -> Path:
+    """A candidate's report with a generator's features (``features`` over DRAWN inputs, ``minimums`` under profile
+    ci, gate fail) and float mismatches 1, 3, 3 and 20 ULPs apart in cases, and a far one in a generated finding."""
+    one = OutputResult(output=wire.encode({"reward": 1.0}))
+    lines = [
+        CaseLine(id=f"{surface}::ok", surface=surface, outcome=Outcome.PASS, oracle=one),
+        CaseLine(id=f"{surface}::one-ulp", surface=surface, outcome=Outcome.FAIL, oracle=one, candidate=one,
+                 mismatches=_floats(1)),
+        CaseLine(id=f"{surface}::three-ulps", surface=surface, outcome=Outcome.FAIL, oracle=one, candidate=one,
+                 mismatches=_floats(3) + _floats(3)),
+        CaseLine(id=f"{surface}::listed", surface=surface, outcome=Outcome.XFAIL, oracle=one, candidate=one,
+                 mismatches=_floats(20), expected_divergence=ExpectedDivergence(outcome=Outcome.FAIL, reason="ours")),
+        CaseLine(id=f"{surface}::gen-far", surface=surface, outcome=Outcome.FAIL, origin="generated",
+                 input=wire.encode({"reward_txt": "-0.0"}), oracle=one, candidate=one,
+                 mismatches=_floats(2**62, MismatchClass.FLOAT_FAR)),
+    ]
+    generated = GeneratedLine(surface=surface, profile="ci", seed=7, max_examples=DRAWN, inputs_run=DRAWN,
+                              divergences=[f"{surface}::gen-far"], drawn=DRAWN,
+                              features=FEATURES if features is None else features,
+                              feature_minimums=MINIMUMS if minimums is None else minimums, feature_gate=Gate.FAIL)
+    head = header(f"exec:./{name}", surfaces=[surface], started_at="2026-01-04T00:00:00+00:00",
+                  named=implementation(name, "1.0"), generation=Generation(profile="ci", seed=7, max_examples=DRAWN))
+    return write(path, head, [*lines, generated], footer(lines, conforms=False))

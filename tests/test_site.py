@@ -7,8 +7,10 @@ hand (float bits), never taken from the site's own code. The browser test
 
 from __future__ import annotations
 
+import html
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,8 +26,6 @@ from conformance.kit import wire
 from conformance.report.model import CaseLine, ExpectedDivergence, GeneratedLine, Generation, OutputResult
 from conformance.site import build, floatbits, interop
 from conformance.site.collect import collect, load, run_cases
-from conformance.site.model import Distribution, Site, SurfacePage
-from conformance.site.render import pages
 from tests import site_reports
 from tests.site_reports import header, write
 
@@ -529,11 +529,11 @@ def test_hostile_case_ids_make_safe_file_names(tmp_path):
     assert "<script>alert" not in index and "&lt;script&gt;alert(1)&lt;/script&gt;" in index
 
 
-def test_a_surface_page_holds_its_interop_lists_and_sections_for_the_footer_s_distributions(tmp_path):
+def test_a_surface_page_holds_its_interop_lists_and_says_when_a_run_has_no_distribution(tmp_path):
     reports = _three_candidates(tmp_path)
     site = collect(reports)
     (surface,) = site.surface_pages
-    assert surface.path == "surfaces/reward.parse.html" and surface.shapes is None and surface.ulps is None
+    assert surface.path == "surfaces/reward.parse.html"
     out = tmp_path / "site"
     build(reports, out)
     text = (out / surface.path).read_text()
@@ -542,10 +542,160 @@ def test_a_surface_page_holds_its_interop_lists_and_sections_for_the_footer_s_di
         section = section[:section.index("</section>")]
         # One row per candidate a case fails in, each naming the case.
         assert list(dict.fromkeys(re.findall(r'<tr data-id="reward\.parse::(\w)">', section))) == ids, spread
-    for title in ("Shapes of generated inputs", "ULP distances of float mismatches"):
-        section = text[text.index(title):]
-        assert section[:section.index("</section>")].count("Not in these reports.") == 1, title
-    shaped = SurfacePage(surface.view, shapes=Distribution("list lengths", (("0", 3), ("1–4", 9))))
-    html = pages(Site(site.index, site.candidates, site.releases, site.case_files, (shaped,), ()))[surface.path]
-    shapes = html[html.index("Shapes of generated inputs"):]
-    assert '<th scope="row">1–4</th><td>9</td>' in shapes[:shapes.index("</section>")]
+    # None of the three generated inputs or has a float mismatch: each says so, in a sentence.
+    for key, said in (("shapes", "Its latest run generated no input: it ran cases only."),
+                      ("ulps", "No float mismatch in its latest run.")):
+        drawn = _drawn(text, key)
+        assert list(drawn) == ["alpha", "beta", "gamma"], key
+        assert all(f'<p class="absent">{said}</p>' in part and "<svg" not in part for part in drawn.values()), key
+    for report in reports[:3]:
+        page = (out / "candidates" / f"{report.name.split('-')[0]}.html").read_text()
+        assert '<p class="absent">No float mismatch in the latest run.</p>' in page
+
+
+# -- distributions: generated inputs by feature, float mismatches by ULP distance -----------------------------------
+
+BAR = re.compile(r'<g class="bar( bar-short)?" data-bin="([^"]*)" data-count="(\d+)">(.*?)</g>', re.S)
+TABLE_ROW = re.compile(r'<tr data-bin="([^"]*)"(?: class="short")?><th scope="row">(.*?)</th><td>(\d+)</td>'
+                       r'<td>([^<]*)</td>(?:<td>([^<]*)</td><td>(.*?)</td>)?</tr>')
+BUCKET_NAMES = site_reports.BUCKET_NAMES
+_bucket = site_reports.ulp_bucket
+
+
+def _floats(report: Path) -> dict[str, tuple[Counter[str], dict]]:
+    """Each surface's float mismatches by bucket, counted from the report's case lines (generated findings' too),
+    and the furthest: a far one first, then the larger distance, then the first id."""
+    found: dict[str, tuple[Counter[str], list[dict]]] = {}
+    for line in map(json.loads, report.read_text(encoding="utf-8").splitlines()):
+        for m in line.get("mismatches", []) if line["type"] == "case" else []:
+            if m.get("ulps") is not None:
+                counted, seen = found.setdefault(line["surface"], (Counter(), []))
+                counted[_bucket(m)] += 1
+                seen.append({"id": line["id"], "far": _bucket(m) == "far", **m})
+    return {s: (counted, min(seen, key=lambda m: (not m["far"], -m["ulps"], m["id"], m["path"])))
+            for s, (counted, seen) in found.items()}
+
+
+def _drawn(text: str, key: str) -> dict[str, str]:
+    """A surface page's section (``shapes`` or ``ulps``): each candidate's part, by its name."""
+    section = text[text.index(f'<section id="{key}"') + 1:]
+    section = section[:section.find('<section id="')]  # up to the next section of the page, or its end
+    parts = re.split(r'<section class="drawn" data-candidate="([^"]*)">', section)[1:]
+    return {html.unescape(name): part for name, part in zip(parts[::2], parts[1::2], strict=True)}
+
+
+def _bars(part: str) -> list[tuple[str, int, bool, str]]:
+    """The chart's bars: (bin, count, marked short, its inner SVG)."""
+    return [(html.unescape(key), int(count), bool(short), inner) for short, key, count, inner in BAR.findall(part)]
+
+
+def _table(part: str) -> list[tuple[str, int, str, str | None, str | None]]:
+    """The table's rows: (bin, count, share, minimum, reached) (minimum and reached None without those columns)."""
+    return [(html.unescape(key), int(count), share, minimum or None, re.sub("<[^>]+>", "", reached) or None)
+            for key, _, count, share, minimum, reached in TABLE_ROW.findall(part)]
+
+
+def _check_chart(part: str, expected: dict[str, int], whole: int) -> list[tuple[str, int, bool, str]]:
+    """The chart holds a bar per bin with its count, as long as its share; its table the same numbers; the svg is
+    an image with a title and a description."""
+    drawn = _bars(part)
+    assert [(key, count) for key, count, _, _ in drawn] == list(expected.items())
+    widths = [float(re.search(r'<rect [^>]*width="([\d.]+)"', inner).group(1)) for _, _, _, inner in drawn]
+    longest = max(expected.values())
+    for (key, count, _, inner), width in zip(drawn, widths, strict=True):
+        assert width == pytest.approx(max(widths) * count / longest, abs=0.06), key
+        assert f">{count} ({100 * count / whole:.1f} %)" in inner, key
+    rows = _table(part)
+    assert [(key, count, share) for key, count, share, _, _ in rows] == [
+        (key, count, f"{100 * count / whole:.1f} %") for key, count in expected.items()]
+    svg = re.search(r'<svg [^>]*role="img" aria-labelledby="([^"]+)"', part)
+    assert svg is not None
+    title, desc = svg.group(1).split()
+    assert f'<title id="{title}">' in part and f'<desc id="{desc}">' in part
+    return drawn
+
+
+@pytest.fixture(scope="module")
+def wrong_floats(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Real reports (the recorded oracle): a mean summed with fsum (ULPs off in the last bits, a far one where ints
+    overflow) and a pass rate averaged per task (another formula: far off)."""
+    folder = tmp_path_factory.mktemp("floats")
+    reports = {}
+    for name, surface in (("mean_fsum", "metric.compute"), ("pass_rate_macro", "evsys.metric")):
+        reports[surface] = folder / f"{name}.jsonl"
+        ran = _cli("certify", "--candidate", f"tests.wrong_candidates:{name}", "--oracle", "recorded",
+                   "--surface", surface, "--report", str(reports[surface]), "--progress", "none")
+        assert ran.returncode == 1, ran.stdout + ran.stderr
+    return reports
+
+
+def test_a_surface_page_draws_each_candidate_s_float_mismatches_by_ulp_distance(tmp_path, wrong_floats):
+    out = tmp_path / "site"
+    build(list(wrong_floats.values()), out)
+    candidates = {"metric.compute": "wrong-mean-fsum", "evsys.metric": "wrong-pass-rate-macro"}
+    for surface, report in wrong_floats.items():
+        counted, worst = _floats(report)[surface]
+        expected = {name: counted[name] for name in BUCKET_NAMES}
+        assert sum(expected.values()) >= 2, surface
+        text = (out / "surfaces" / f"{surface}.html").read_text()
+        part = _drawn(text, "ulps")[candidates[surface]]
+        _check_chart(part, expected, sum(expected.values()))
+        # The furthest apart is a case that fails: it links to the case's page.
+        shown = re.search(r'<p class="worst">The furthest apart: <a class="case-link" href="\.\./([^"]+)"><code>'
+                          r'([^<]+)</code></a> ([^<]*)</p>', part)
+        assert shown is not None, part
+        assert html.unescape(shown.group(2)) == worst["id"] and f"{worst['ulps']} ULPs" in html.unescape(shown.group(3))
+        assert f"<h1><code>{worst['id']}</code></h1>" in (out / shown.group(1)).read_text()
+        # Its candidate's page: the same counts, in a row of its table.
+        page = (out / "candidates" / f"{candidates[surface]}.html").read_text()
+        row = re.search(rf'<tr data-surface="{re.escape(surface)}">(.*?)</tr>', page, re.S)
+        assert row is not None
+        cells = dict(re.findall(r'<td data-bin="([^"]+)">(\d+)</td>', row.group(1)))
+        assert {html.unescape(k): int(v) for k, v in cells.items()} == expected
+    fsum = _floats(wrong_floats["metric.compute"])["metric.compute"][0]
+    assert fsum["1"] and fsum["far"]  # last bits off, and the overflowing ints
+    assert set(_floats(wrong_floats["evsys.metric"])["evsys.metric"][0]) == {"far"}  # never a last bit off
+
+
+def test_a_surface_page_draws_generated_inputs_by_feature_marking_a_shortfall(tmp_path):
+    report = site_reports.shapes_report(tmp_path / "shaper.jsonl")
+    out = tmp_path / "site"
+    build([report], out)
+    text = (out / "surfaces" / "reward.parse.html").read_text()
+    part = _drawn(text, "shapes")["shaper"]
+    drawn = _check_chart(part, site_reports.FEATURES, site_reports.DRAWN)
+    short = {name for name, least in site_reports.MINIMUMS.items()
+             if site_reports.FEATURES.get(name, 0) / site_reports.DRAWN < least}
+    assert short == {"negative"}  # 4 of 200 is 2 %, below 5 %
+    for key, _, marked, inner in drawn:
+        assert marked == (key in short), key
+        # A minimum is a mark on the bar's row; one below it says so in words, not by colour alone.
+        assert ('<line class="minimum"' in inner) == (key in site_reports.MINIMUMS), key
+        assert (f"✘ below its minimum, {100 * site_reports.MINIMUMS.get(key, 0):.1f} %" in inner) == (key in short)
+    reached = {key: (minimum, said) for key, _, _, minimum, said in _table(part)}
+    assert reached == {key: ((f"{100 * site_reports.MINIMUMS[key]:.1f} %", "✘ no: below its minimum" if key in short
+                              else "✔ yes") if key in site_reports.MINIMUMS else ("–", "–"))
+                       for key in site_reports.FEATURES}
+    assert "gate fail: the run does not conform" in part
+    # The float mismatches: the furthest is a generated finding, which no case page has: its id, not a link.
+    counted, worst = _floats(report)["reward.parse"]
+    floats = _drawn(text, "ulps")["shaper"]
+    _check_chart(floats, {name: counted[name] for name in BUCKET_NAMES}, sum(counted.values()))
+    assert worst["id"] == "reward.parse::gen-far"
+    assert f'<p class="worst">The furthest apart: <code>{worst["id"]}</code> at' in floats
+
+
+def test_hostile_feature_and_surface_names_are_text(tmp_path):
+    hostile = site_reports.HOSTILE
+    report = site_reports.shapes_report(tmp_path / "hostile.jsonl", name=hostile, surface=hostile,
+                                        features={hostile: 3, "plain": 1}, minimums={hostile: 0.5})
+    out = tmp_path / "site"
+    build([report], out)
+    (page,) = (out / "surfaces").glob("*.html")
+    text = page.read_text()
+    part = _drawn(text, "shapes")[hostile]
+    assert [(key, count, short) for key, count, short, _ in _bars(part)] == [(hostile, 3, True), ("plain", 1, False)]
+    assert [row[0] for row in _table(part)] == [hostile, "plain"]
+    for written in _html(out).values():
+        assert "<script>alert" not in written and "<img src=x" not in written
+    assert "&lt;/pre&gt;&lt;script&gt;alert(" in part  # the name whole, as text

@@ -299,11 +299,66 @@ def test_the_view_across_candidates_and_a_case_page(browser, built, tmp_path):
     shot = tmp_path / "case.png"
     assert browser.save_screenshot(str(shot))
 
-    # The surface's page: its lists, and the sections the report footer's distributions will fill.
+    # The surface's page: its lists, and each candidate's distributions (these runs ran cases only).
     browser.find_element(By.CSS_SELECTOR, "p.lead a").click()
     assert browser.find_element(By.CSS_SELECTOR, "h1").text == "metric.compute across candidates"
     listed = browser.find_elements(By.CSS_SELECTOR, "section.divergences-one tr[data-id]")
     assert [r.get_attribute("data-id") for r in listed] == [i for i in failing if i.startswith("metric.compute::")]
-    for section in ("shapes", "ulps"):
-        assert browser.find_element(By.ID, section).find_element(By.CSS_SELECTOR, "p.absent").text == \
-            "Not in these reports."
+    shapes = _parts(browser, "shapes")
+    assert {name: part.find_element(By.CSS_SELECTOR, "p.absent").text for name, part in shapes.items()} == {
+        "reference": "Its latest run generated no input: it ran cases only.",
+        NAIVE: "Its latest run generated no input: it ran cases only."}
+    floats = _parts(browser, "ulps")
+    assert floats["reference"].find_element(By.CSS_SELECTOR, "p.absent").text == "No float mismatch in its latest run."
+    ulps = Counter(site_reports.ulp_bucket(m) for x in _lines(built.reports[NAIVE]) if x["type"] == "case"
+                   and x["surface"] == "metric.compute" for m in x.get("mismatches", []) if m.get("ulps") is not None)
+    assert ulps["1"]  # the naive sum is a last bit off
+    assert _shown_bars(floats[NAIVE]) == {name: ulps[name] for name in site_reports.BUCKET_NAMES}
+    shot = tmp_path / "surface.png"
+    assert browser.save_screenshot(str(shot))
+
+
+def _parts(browser: WebDriver, section: str) -> dict[str, WebElement]:
+    """A surface page's section (shapes, ulps): each candidate's part, by its name."""
+    parts = browser.find_element(By.ID, section).find_elements(By.CSS_SELECTOR, "section.drawn")
+    return {part.get_attribute("data-candidate"): part for part in parts}
+
+
+def _shown_bars(part: WebElement) -> dict[str, int]:
+    """A chart as drawn: an image the size the page gives it, a bar per bin (each bar with a label and, when it
+    counts something, a length), and its table holding the same counts (in a closed <details>)."""
+    svg = part.find_element(By.CSS_SELECTOR, "svg.bar-chart")
+    assert svg.get_attribute("role") == "img" and svg.size["width"] > 0 and svg.size["height"] > 0
+    assert svg.find_element(By.CSS_SELECTOR, "title").get_attribute("textContent")
+    bars = {}
+    for bar in svg.find_elements(By.CSS_SELECTOR, "g.bar"):
+        count = int(bar.get_attribute("data-count"))
+        bars[bar.get_attribute("data-bin")] = count
+        assert bar.find_element(By.CSS_SELECTOR, "text.bar-label").size["width"] > 0
+        assert (bar.find_element(By.CSS_SELECTOR, "rect").size["width"] > 0) == (count > 0)
+    rows = part.find_elements(By.CSS_SELECTOR, "table.distribution tbody tr")
+    assert {r.get_attribute("data-bin"): int(r.find_elements(By.CSS_SELECTOR, "td")[0].get_attribute("textContent"))
+            for r in rows} == bars
+    part.find_element(By.CSS_SELECTOR, "details summary").click()
+    assert part.find_element(By.CSS_SELECTOR, "table.distribution").is_displayed()
+    return bars
+
+
+def test_a_surface_page_draws_generated_inputs_by_feature_and_floats_by_ulps(browser, tmp_path):
+    report = site_reports.shapes_report(tmp_path / "shaper.jsonl")
+    site = tmp_path / "site"
+    proc = subprocess.run([sys.executable, "-m", "conformance", "site", str(report), "--out", str(site)],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    _open(browser, site / "surfaces" / "reward.parse.html")
+    shapes = _parts(browser, "shapes")["shaper"]
+    assert _shown_bars(shapes) == site_reports.FEATURES
+    short = [b for b in shapes.find_elements(By.CSS_SELECTOR, "g.bar")
+             if "below its minimum" in b.find_element(By.CSS_SELECTOR, "text.bar-value").text]
+    assert [b.get_attribute("data-bin") for b in short] == ["negative"]  # 4 of 200, under its 5 %
+    assert short[0].find_element(By.CSS_SELECTOR, "line.minimum").size["height"] > 0
+    floats = _parts(browser, "ulps")["shaper"]
+    ulps = [m for x in _lines(report) if x["type"] == "case" for m in x.get("mismatches", [])]
+    assert sum(_shown_bars(floats).values()) == len(ulps)
+    assert "reward.parse::gen-far" in floats.find_element(By.CSS_SELECTOR, "p.worst").text
+    assert browser.save_screenshot(str(tmp_path / "distributions.png"))

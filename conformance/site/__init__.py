@@ -4,7 +4,8 @@ An output format, like :mod:`conformance.report.markdown`: it reads reports
 (through :mod:`conformance.report.reader`) and the corpus they were run on,
 and runs nothing. :mod:`.collect` turns reports into the typed pages of
 :mod:`.model` (a float mismatch's two bit patterns: :mod:`.floatbits`; the
-candidates compared case by case, and a case's history: :mod:`.interop`);
+candidates compared case by case, and a case's history: :mod:`.interop`; a
+report's distributions as bar charts: :mod:`.bars`);
 :mod:`.render` draws them from ``templates/`` and copies ``assets/``.
 """
 

@@ -28,11 +28,11 @@ from conformance.corpus import cases as case_corpus
 from conformance.corpus.files import FileProblem, read_case_file
 from conformance.kit import wire
 from conformance.report.commands import repro
-from conformance.report.model import CaseLine, Header, Identity, result_text, warning_names
+from conformance.report.model import CaseLine, Header, Identity, UlpDistances, result_text, warning_names
 from conformance.report.problems import Problems
 from conformance.report.reader import Report, ReportError, read
 from conformance.report.writer import Tally
-from conformance.site import floatbits, interop
+from conformance.site import bars, floatbits, interop
 from conformance.site.model import (
     FAIL,
     NOT_RUN,
@@ -43,6 +43,7 @@ from conformance.site.model import (
     Cell,
     ChangeGroup,
     Counts,
+    Drawn,
     Entry,
     FailureGroup,
     Filters,
@@ -56,8 +57,10 @@ from conformance.site.model import (
     SkipRow,
     SurfacePage,
     SurfaceRow,
+    SurfaceView,
     Trend,
     TrendPoint,
+    Worst,
 )
 
 GROUP_LIMIT = 100  # entries a page lists per group of failures (and of other problems); the rest are counted
@@ -318,9 +321,11 @@ def trend(runs: Sequence[Run]) -> Trend | None:
 
 
 def candidate_page(who: Identity, path: str, runs: Sequence[Run], corpus: Corpus,
-                   across: interop.Candidate, case_pages: Mapping[str, str]) -> CandidatePage:
+                   across: interop.Candidate, case_pages: Mapping[str, str],
+                   surface_pages: Mapping[str, str] | None = None) -> CandidatePage:
     """A candidate's page: its latest run, and the trend of all of them (whichever versions and specs they had);
-    each failure links to its case page (``case_pages``, by id) and says since when it fails (``across``)."""
+    each failure links to its case page (``case_pages``, by id) and says since when it fails (``across``); its
+    float mismatches by ULP distance, a row per surface linking to its page (``surface_pages``)."""
     latest = runs[-1]
     found = Problems.of(latest.report.records, keep=GROUP_LIMIT)
 
@@ -342,7 +347,47 @@ def candidate_page(who: Identity, path: str, runs: Sequence[Run], corpus: Corpus
         surfaces=tuple(SurfaceRow(s, c) for s, c in counts.items()),
         totals=_total(counts), groups=groups, others=others, other_count=found.other_count, known=known,
         skips=tuple(SkipRow(surface, reason, n) for (surface, reason), n in sorted(found.skips.items())),
-        filters=filters, trend=trend(runs), problems=_problems(latest))
+        filters=filters, trend=trend(runs), problems=_problems(latest),
+        ulps=tuple(_floats(surface, (surface_pages or {}).get(surface), None, floats.summary(), case_pages)
+                   for surface, floats in sorted(latest.tally.distances.items())))
+
+
+def _floats(name: str, path: str | None, language: str | None, distances: UlpDistances,
+            case_pages: Mapping[str, str]) -> Drawn:
+    """A run's float mismatches of a surface by ULP distance, the furthest linked to its case's page if it has one."""
+    worst = distances.worst
+    return Drawn(name, language, path, bars.ulps(distances), "",
+                 Worst(worst.id, worst.text().removeprefix(worst.id).strip(), case_pages.get(worst.id)))
+
+
+def surface_page(view: SurfaceView, across: Sequence[interop.Candidate], latest: Sequence[Run],
+                 case_pages: Mapping[str, str]) -> SurfacePage:
+    """A surface's page: its interop lists (``view``), and each candidate's generated inputs by feature and float
+    mismatches by ULP distance (its latest run, ``latest`` in the order of ``across``): of each candidate taking
+    part, and of any other whose latest run generated inputs or found float mismatches there."""
+    surface = view.surface
+    shapes, floats = [], []
+    for c, run in zip(across, latest, strict=True):
+        tally = run.tally
+        if surface not in c.taking_part and surface not in tally.generated and surface not in tally.distances:
+            continue
+        line = tally.generated.get(surface)
+        drawn = bars.features(line) if line is not None else None
+        if line is None:
+            none = "Its latest run generated no input" + (": it ran cases only." if run.header.generation is None
+                                                          else " for this surface.")
+        elif not line.inputs_run:
+            none = "Its latest run drew no input for this surface" + (
+                f": {_cut(line.error.strip().splitlines()[0])}" if line.error and line.error.strip() else ".")
+        else:
+            none = f"Its latest run ran {line.inputs_run} generated input(s); its report counts no feature of them."
+        shapes.append(Drawn(c.name, c.language, c.path, drawn, none))
+        found = tally.distances.get(surface)
+        if found is None:
+            floats.append(Drawn(c.name, c.language, c.path, None, "No float mismatch in its latest run."))
+        else:
+            floats.append(_floats(c.name, c.path, c.language, found.summary(), case_pages))
+    return SurfacePage(view, tuple(shapes), tuple(floats))
 
 
 def release_page(version: str, path: str, runs: Sequence[Run], corpus: Corpus) -> ReleasePage:
@@ -412,7 +457,7 @@ def collect(paths: Iterable[Path], cases_root: Path | None = None) -> Site:
     case_paths = {case_id: names("by-case", case_id) for case_id in failing}
     surface_paths = {s: names("surfaces", s) for s in sorted({s for c in across for s in c.taking_part})}
     views = interop.views(across, surface_paths, case_paths)
-    candidates = [candidate_page(who, home, by_candidate[who], corpus, runs_of, case_paths)
+    candidates = [candidate_page(who, home, by_candidate[who], corpus, runs_of, case_paths, surface_paths)
                   for who, home, runs_of in zip(order, homes, across, strict=True)]
     releases = [release_page(version, names("releases", f"harbor-{version}"), by_release[version], corpus)
                 for version in sorted(by_release, key=_version_key)]
@@ -433,7 +478,7 @@ def collect(paths: Iterable[Path], cases_root: Path | None = None) -> Site:
     cases = tuple(case_page(case_id, surface, case_paths[case_id], surface_paths[surface], across, latest_runs, corpus)
                   for case_id, surface in failing.items())
     return Site(index, tuple(candidates), tuple(releases), corpus.files,
-                tuple(SurfacePage(view) for view in views), cases)
+                tuple(surface_page(view, across, latest_runs, case_paths) for view in views), cases)
 
 
 def run_cases(run: Run) -> interop.RunCases:

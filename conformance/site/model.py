@@ -259,6 +259,7 @@ class CandidatePage:
     filters: Filters
     trend: Trend | None
     problems: tuple[str, ...]  # the candidate failed to start or stop; generator errors
+    ulps: tuple[Drawn, ...] = ()  # its latest run's float mismatches by ULP distance, by surface
 
     @property
     def failing(self) -> int:
@@ -451,21 +452,86 @@ class SurfaceView:
 
 
 @dataclass(frozen=True)
-class Distribution:
-    """A distribution a surface page draws as a table: a bin's label and how many fall in it."""
+class Bar:
+    """A bin of a distribution, drawn as a bar (its place in SVG units) and as a table row."""
 
-    caption: str
-    bins: tuple[tuple[str, int], ...]
+    key: str  # the bin as the report names it: a feature, a ULP bucket
+    label: str  # as the table shows it
+    shown: str  # as the chart shows it: the label, a long one cut
+    count: int
+    share: float  # of the distribution's whole, 0 to 1
+    minimum: float | None  # the least share it must reach (a feature's, under the run's profile); None: none asked
+    short: bool  # below its minimum, as the report judges it
+    y: float  # the top of its row
+    width: float  # the bar's length
+    mark: float | None  # the x of its minimum
+    text_x: float  # where its count is written, right of the bar and the mark
+
+    @property
+    def percent(self) -> str:
+        return f"{100 * self.share:.1f} %"
+
+    @property
+    def minimum_percent(self) -> str:
+        return f"{100 * self.minimum:.1f} %" if self.minimum is not None else "–"
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """Counts by bin, drawn as an inline SVG bar chart (bar lengths are shares of ``whole``) beside a table."""
+
+    title: str  # the chart's title and the table's caption
+    description: str  # what it shows in a sentence: the chart's description for a screen reader
+    legend: str  # what the marks mean, under the chart
+    whole: int
+    bins: tuple[Bar, ...]
+    width: int
+    height: int
+    left: float  # the x of 0 %
+    span: float  # the length of 100 %
+    row: float  # a bar's row height
+    bottom: float  # the y of the axis
+    ticks: tuple[tuple[float, str], ...]  # (x, label) along the axis
+
+    @property
+    def minimums(self) -> bool:
+        return any(b.minimum is not None for b in self.bins)
+
+    @property
+    def short(self) -> tuple[Bar, ...]:
+        return tuple(b for b in self.bins if b.short)
+
+
+@dataclass(frozen=True)
+class Worst:
+    """A surface's float mismatch furthest apart, linked to its case's page when it has one."""
+
+    id: str
+    where: str  # ``at PATH: N ULPs``, as WorstFloat.text says it after the id
+    href: str | None  # its case's page
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One run's distribution on one surface: a candidate's on a surface page, a surface's on a candidate page;
+    ``chart`` None when the run has nothing to draw, and ``none`` says so."""
+
+    name: str  # the candidate, or the surface
+    language: str | None
+    path: str | None  # its page
+    chart: Distribution | None
+    none: str
+    worst: Worst | None = None
 
 
 @dataclass(frozen=True)
 class SurfacePage:
-    """A surface: its interop lists; and the distributions a report's footer may hold (None: not in these reports,
-    and the section says so)."""
+    """A surface: its interop lists; and each candidate's (latest run's) generated inputs by feature and float
+    mismatches by ULP distance."""
 
     view: SurfaceView
-    shapes: Distribution | None = None  # shapes of the generated inputs
-    ulps: Distribution | None = None  # ULP distances of float mismatches
+    shapes: tuple[Drawn, ...] = ()  # features of the generated inputs
+    ulps: tuple[Drawn, ...] = ()  # ULP distances of float mismatches
 
     @property
     def path(self) -> str:

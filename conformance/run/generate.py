@@ -485,9 +485,11 @@ def _round(
         [Phase.shrink] if shrink else []) + (
         [Phase.target] if profile.target_ulps else [])
     claimed = candidate.implementation.scope if candidate.implementation is not None else None
-    # The suite's scope filtered last: a value the candidate claims is held to it as any drawn one is.
-    inputs: SearchStrategy[Any] = scope.restrict(surfaces.get(surface_name).inputs(), claimed,
-                                                 surface_name).filter(scope.in_scope)
+    # The surface's inputs are within the suite's scope already; values the candidate claims are merged into them
+    # after, so an input they changed is held to it again (only then: it is a walk over the whole input).
+    inputs: SearchStrategy[Any] = surfaces.get(surface_name).inputs()
+    if claimed is not None and claimed.get(surface_name):
+        inputs = scope.restrict(inputs, claimed, surface_name).filter(scope.in_scope)
     configured = settings(
         max_examples=budget,
         database=database,

@@ -67,7 +67,7 @@ def test_the_ci_budget_and_seed_reach_every_feature_at_its_minimum(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [7, 1234, 99991])
+@pytest.mark.parametrize("seed", [7, 1234, 99991, 100, 129])
 @pytest.mark.parametrize("name", NAMES)
 def test_any_seed_reaches_every_ci_minimum_with_the_ci_budget(name, seed):
     assert _below(_drawn(name, CI, seed), "ci") == {}

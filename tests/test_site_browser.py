@@ -32,7 +32,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conformance.corpus import cases
 from tests import site_reports
@@ -222,6 +222,8 @@ def test_the_filters_narrow_the_failures(browser, built):
     Select(browser.find_element(By.ID, "filter-class")).select_by_value("ulp")
     assert sorted(shown()) == sorted(with_mean_ulp)
     browser.find_element(By.CSS_SELECTOR, "#filters button[type=reset]").click()
+    # The page filters again once the form's controls are reset, in a task after the reset event: wait for it.
+    WebDriverWait(browser, 10).until(lambda _: count.text == f"{len(failing)} of {len(failing)} shown")
     assert sorted(shown()) == sorted(failing)
 
 

@@ -28,32 +28,33 @@ FEATURES = (
     # A retried run: n_retries, which exceptions are retried, and the run whose result counts.
     Feature("retries", "a retry policy with max_retries above 0",
             lambda value: (value.get("retry") or {}).get("max_retries", 0) > 0,
-            minimum={"ci": 0.06, "dev": 0.07, "explore": 0.06}),
+            minimum={"ci": 0.037, "dev": 0.07, "explore": 0.06}),
     # A cancelled trial (its stage raises CancelledError, or the job is interrupted): the stats it leaves.
     Feature("cancelled trial", "a trial raises CancelledError or is interrupted",
             lambda value: any(o.get("raises") in ("CancelledError", "interrupt") for o in _outcomes(value)),
-            minimum={"ci": 0.11, "dev": 0.1, "explore": 0.11}),
+            minimum={"ci": 0.076, "dev": 0.1, "explore": 0.11}),
     # A stage that raises: exception_stats, n_errors, and whether the verifier still ran.
     Feature("raising stage", "a trial's stage raises an exception other than a cancellation",
             lambda value: any(o.get("raises") not in (None, "CancelledError", "interrupt") for o in _outcomes(value)),
-            minimum={"ci": 0.19, "dev": 0.2, "explore": 0.19}),
+            minimum={"ci": 0.135, "dev": 0.2, "explore": 0.19}),
     # result.json writes null for a NaN or infinite reward, and a metric over it differs.
     Feature("non-finite reward", "a trial's reward file holds NaN or an infinity",
             lambda value: any(non_finite(data) for o in _outcomes(value)
                               for data in (o.get("reward_txt"), o.get("reward_json")) if data is not None),
-            minimum={"ci": 0.08, "dev": 0.08, "explore": 0.08}),
+            minimum={"ci": 0.052, "dev": 0.08, "explore": 0.08}),
     # Files the agent left before the verifier: which of them the verifier's own overwrite.
     Feature("planted reward files", "reward files are in the verifier folder before it runs",
             lambda value: any(o.get("before_verifier") for o in _outcomes(value)),
-            minimum={"ci": 0.09, "dev": 0.09, "explore": 0.09}),
+            minimum={"ci": 0.042, "dev": 0.09, "explore": 0.09}),
     # Registry datasets: their own metrics and evals keys beside the ad-hoc tasks'.
     Feature("dataset", "the job runs a registry dataset",
             lambda value: bool(value.get("datasets")),
-            minimum={"ci": 0.21, "dev": 0.18, "explore": 0.21}),
-    # A uv-script metric runs after every trial, on the job's running stats.
+            minimum={"ci": 0.149, "dev": 0.18, "explore": 0.21}),
+    # A uv-script metric runs after every trial, on the job's running stats. Some ci seeds draw none: a minimum for
+    # long runs only.
     Feature("uv-script metric", "a uv-script metric",
             lambda value: any(m.get("type") == "uv-script" for m in _metrics(value)),
-            minimum={"ci": 0.008, "explore": 0.008}),
+            minimum={"explore": 0.008}),
     # An invalid metric fails the whole job: the exception Job.run raises is the answer. One job in twenty is
     # drawn with one, but some seeds of the ci budget draw none: a minimum for long runs only.
     Feature("invalid metric", "a metric whose type is no built-in nor uv-script, or with kwargs a built-in refuses",
@@ -63,5 +64,5 @@ FEATURES = (
     # Two agents: trials interleave, and each agent is its own evals key.
     Feature("several agents", "the job has two agents",
             lambda value: len(value.get("agents", [])) >= 2,
-            minimum={"ci": 0.17, "dev": 0.18, "explore": 0.17}),
+            minimum={"ci": 0.108, "dev": 0.18, "explore": 0.17}),
 )

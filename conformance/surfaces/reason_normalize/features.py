@@ -19,21 +19,21 @@ FEATURES = (
     # Whitespace only: stripped to nothing, as no value or as a code of its own.
     Feature("blank value", "the value is empty or whitespace",
             lambda value: value.get("value") is not None and not _text(value).strip(),
-            minimum={"ci": 0.025, "dev": 0.01, "explore": 0.025}),
+            minimum={"ci": 0.01, "dev": 0.01, "explore": 0.025}),
     # A code agent-challenge lists, as it is: taken as it is, or run through the rules again.
     Feature("listed code", "the value is a listed code, in any case",
             lambda value: _text(value).strip().lower() in _CODES or _text(value).strip() in _CODES,
-            minimum={"ci": 0.02, "explore": 0.02}),
+            minimum={"ci": 0.005, "explore": 0.02}),
     # Past 50 bytes of UTF-8 pydantic's repr is cut in the middle: a word there is hidden, or two halves join.
     Feature("over 50 bytes", "the value is longer than 50 bytes of UTF-8",
             lambda value: len(_text(value).encode("utf-8", "surrogatepass")) > 50,
-            minimum={"ci": 0.06, "dev": 0.11, "explore": 0.06}),
+            minimum={"ci": 0.033, "dev": 0.11, "explore": 0.06}),
     # Non-ASCII text: lowering, casefolding and where a byte-counted cut falls.
     Feature("non-ASCII text", "the value holds a character outside ASCII",
             lambda value: not _text(value).isascii(),
-            minimum={"ci": 0.16, "dev": 0.14, "explore": 0.16}),
+            minimum={"ci": 0.08, "dev": 0.14, "explore": 0.16}),
     # A later attempt: whether the failure is retried depends on the attempt number.
     Feature("later attempt", "attempt_number above 1",
             lambda value: value.get("attempt_number", 1) > 1,
-            minimum={"ci": 0.3, "dev": 0.27, "explore": 0.3}),
+            minimum={"ci": 0.19, "dev": 0.27, "explore": 0.3}),
 )

@@ -6,7 +6,7 @@ from typing import Any
 
 from conformance.core.features import Feature
 from conformance.surfaces.metric_compute.features import BUILTIN_TYPES
-from conformance.surfaces.reward_parse.features import non_finite
+from conformance.surfaces.reward_parse.features import any_reward_file, non_finite
 
 
 # Defaults may be left out (a case file's input): every field but a task's name is read with its default.
@@ -39,8 +39,7 @@ FEATURES = (
             minimum={"ci": 0.135, "dev": 0.2, "explore": 0.19}),
     # result.json writes null for a NaN or infinite reward, and a metric over it differs.
     Feature("non-finite reward", "a trial's reward file holds NaN or an infinity",
-            lambda value: any(non_finite(data) for o in _outcomes(value)
-                              for data in (o.get("reward_txt"), o.get("reward_json")) if data is not None),
+            lambda value: any_reward_file(_outcomes(value), non_finite),
             minimum={"ci": 0.052, "dev": 0.08, "explore": 0.08}),
     # Files the agent left before the verifier: which of them the verifier's own overwrite.
     Feature("planted reward files", "reward files are in the verifier folder before it runs",

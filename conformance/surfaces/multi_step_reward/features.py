@@ -7,7 +7,7 @@ from typing import Any
 
 from conformance.core.features import Feature
 from conformance.surfaces.multi_step_reward.strategy import own_rewards
-from conformance.surfaces.reward_parse.features import non_finite
+from conformance.surfaces.reward_parse.features import any_reward_file, non_finite
 
 
 def _below(reward: Any, threshold: Any) -> bool:
@@ -46,8 +46,7 @@ FEATURES = (
             minimum={"ci": 0.08, "dev": 0.13, "explore": 0.17}),
     # NaN and the infinities in a step's reward: the mean over steps, and a threshold compared to them.
     Feature("non-finite reward", "a step's reward file holds NaN or an infinity",
-            lambda value: any(non_finite(data) for step in _steps(value)
-                              for data in (step.get("reward_txt"), step.get("reward_json")) if data is not None),
+            lambda value: any_reward_file(_steps(value), non_finite),
             minimum={"ci": 0.006, "dev": 0.005, "explore": 0.025}),
     # The mean strategy over steps with different keys; the final strategy takes the last step.
     Feature("mean strategy", "the task's strategy is `mean` over two steps or more",

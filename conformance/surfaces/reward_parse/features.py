@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from conformance.core.features import Feature
@@ -36,6 +37,13 @@ def non_finite(data: bytes) -> bool:
         return not math.isfinite(float(text))
     except ValueError:
         return bool(_JSON_NON_FINITE.search(data))
+
+
+def any_reward_file(folders: Iterable[Mapping[str, Any]], has: Callable[[bytes], bool]) -> bool:
+    """Whether a reward file (reward.txt or reward.json) of any of ``folders`` (a step's, a trial's: mappings with
+    ``reward_txt`` and ``reward_json``) has what ``has(data)`` says."""
+    return any(has(data) for folder in folders for data in (folder.get("reward_txt"), folder.get("reward_json"))
+               if data is not None)
 
 
 def blank(data: bytes) -> bool:

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -30,9 +32,29 @@ def _serving(name: str) -> str:
 REFERENCE = [sys.executable, "-m", "conformance.reference"]
 
 
-def _cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "conformance.cli.app", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env)
+@dataclass
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> Done:
+    """The command, run in this process (the candidates it starts are processes of their own); ``env``: the
+    variables it sees beside this process's. The one test that needs a bare environment starts a process itself."""
+    from typer.testing import CliRunner
+
+    from conformance.cli.app import app
+    from conformance.cli.console import out
+
+    width = out.width
+    out.width = 400  # no table row wraps, as in a wide terminal
+    try:
+        with contextlib.chdir(cwd or Path.cwd()):
+            done = CliRunner().invoke(app, list(args), env=env)
+    finally:
+        out.width = width
+    return Done(done.exit_code, done.stdout, done.stderr)
 
 
 def _env() -> dict[str, str]:

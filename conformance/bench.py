@@ -211,15 +211,21 @@ class CountedReference:
 
 
 COUNTED = CountedReference()
+COUNTED_SPEC = "conformance.bench:COUNTED"
 
 
 def requests_per_input(inputs: list[Input]) -> float:
     """How many requests the runner sends a conforming candidate per input (recorded oracle)."""
-    COUNTED.asked = 0
-    with connect("conformance.bench:COUNTED") as candidate:
+    from conformance.core.loading import import_object
+
+    # The instance the connection imports: run as `python -m conformance.bench`, this module is __main__, and its
+    # own COUNTED another object than conformance.bench's.
+    counted: CountedReference = import_object(COUNTED_SPEC)
+    counted.asked = 0
+    with connect(COUNTED_SPEC) as candidate:
         for _ in run_inputs(inputs, candidate, Oracle(None)):
             pass
-    return COUNTED.asked / len(inputs)
+    return counted.asked / len(inputs)
 
 
 def through_runner(inputs: list[Input], candidate: Connection, oracle: Oracle) -> float:

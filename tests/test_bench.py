@@ -59,3 +59,21 @@ def test_a_conforming_candidate_is_sent_one_request_per_input_and_the_figure_say
     verdicts = {name: figure <= target for name, target, figure, _ in bench._against_targets(results)}
     assert verdicts == {"reward.parse candidate requests per conforming input": True,
                         "pass_at_k candidate requests per conforming input": False}
+
+
+def test_the_request_count_is_read_where_the_candidate_counts_even_run_as_a_script(corpus, monkeypatch):
+    """`python -m conformance.bench` runs the module as __main__, a second copy beside conformance.bench: the
+    figure must still count the requests the connection's candidate received (it read 0 from its own copy)."""
+    import importlib.util
+    import sys
+
+    from conformance.run.runner import Input
+
+    spec = importlib.util.spec_from_file_location("bench_as_a_script", bench.__file__)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "bench_as_a_script", script)
+    spec.loader.exec_module(script)
+    recorded = [Input(c.case.id, c.case.surface, c.case.input, c.case.expect.result())
+                for c in corpus if c.case.surface == "pass_at_k" and c.case.expect is not None]
+    assert script.requests_per_input(recorded) == 1.0

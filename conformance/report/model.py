@@ -218,6 +218,15 @@ class CampaignInfo(_Model):
     example_database: str | None = Field(default=None, description="Where findings were saved and replayed from.")
 
 
+def nan_policy_names(text: str) -> tuple[str | None, dict[str, str]]:
+    """A header's ``nan_policy`` read: the run's one policy (``--nan-policy``), or None and each surface's own, as
+    it lists them (``surface=policy, ...``): names, not yet looked up in the registry."""
+    if "=" not in text:
+        return text or None, {}
+    pairs = (part.partition("=") for part in text.split(","))
+    return None, {surface.strip(): name.strip() for surface, _, name in pairs}
+
+
 class Header(_Line):
     type: Literal["header"] = "header"
     report_version: int = REPORT_VERSION
@@ -240,6 +249,11 @@ class Header(_Line):
     python: str
     argv: list[str]
     started_at: str
+
+    def policy_named(self, surface: str) -> str | None:
+        """The name of the NaN policy a case of ``surface`` was compared by; None where the header names none."""
+        every, each = nan_policy_names(self.nan_policy)
+        return every or each.get(surface) or None
 
     @property
     def started_on(self) -> date:

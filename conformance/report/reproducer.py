@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from conformance.connection.connectors import REFERENCE, ExecConnector, parse
 from conformance.connection.protocol import PROTOCOL_VERSION, Batch, BatchItem, Run, Start, Stop
 from conformance.core import surfaces
-from conformance.core.compare import POLICIES, NanPolicy
+from conformance.core.compare import NanPolicy
 from conformance.core.outcomes import Outcome, ProtocolError
 from conformance.errors import UsageError
 from conformance.kit import wire
@@ -137,12 +137,9 @@ class Names:
 def nan_policy(header: Header, surface: str) -> str:
     """The NaN policy a case of ``surface`` was compared by: the run's one (``--nan-policy``), else the surface's
     own, as the header lists them (``surface=policy, ...``)."""
-    if header.nan_policy in POLICIES:
-        return header.nan_policy
-    for part in header.nan_policy.split(","):
-        name, _, policy = part.strip().partition("=")
-        if name == surface and policy:
-            return policy
+    named = header.policy_named(surface)
+    if named is not None:
+        return named
     known = surfaces.SURFACES.get(surface) if surface in surfaces.SURFACES else None
     return (known.policy if known is not None else NanPolicy.ANY).name
 

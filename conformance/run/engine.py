@@ -121,12 +121,9 @@ class ReportFile:
         match event:
             case RunStarted(header=header, kept=kept):
                 self.writer = ReportWriter(self.path, header, kept)
-            case CaseFinished(line=line) | FindingFound(line=line):
+            case CaseFinished(line=line) | FindingFound(line=line) | SurfaceFinished(line=line) | CandidateFailed(
+                    line=line):
                 self._write(line)
-            case SurfaceFinished(line=done):
-                self._write(done)
-            case CandidateFailed(line=problem):
-                self._write(problem)
             case RunFinished(footer=footer):
                 if footer is not None:
                     self._write(footer)

@@ -39,7 +39,7 @@ from conformance.core import scope
 from conformance.core.compare import POLICIES, NanPolicy, Result
 from conformance.core.outcomes import Outcome
 from conformance.errors import UsageError
-from conformance.report.model import CaseLine, Header, Party
+from conformance.report.model import CaseLine, Header, Party, nan_policy_names
 from conformance.report.reader import ReportError, ReportFile
 from conformance.run.generate import finding_id
 from conformance.run.runner import Input, Oracle, run_inputs
@@ -137,10 +137,9 @@ class Policies:
     @classmethod
     def named(cls, text: str) -> Policies:
         """The policies a header's ``nan_policy`` names; a RegistryError (a usage error) for one not registered."""
-        if "=" not in text:
-            return cls(POLICIES.get(text) if text else None)
-        pairs = (item.partition("=") for item in text.split(","))
-        return cls(None, {surface.strip(): POLICIES.get(name.strip()) for surface, _, name in pairs})
+        every, each = nan_policy_names(text)
+        return cls(POLICIES.get(every) if every else None,
+                   {surface: POLICIES.get(name) for surface, name in each.items()})
 
     def of(self, surface: str) -> NanPolicy | None:
         """The surface's policy (None: the one it declares now)."""

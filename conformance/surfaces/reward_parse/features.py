@@ -39,13 +39,6 @@ def non_finite(data: bytes) -> bool:
         return bool(_JSON_NON_FINITE.search(data))
 
 
-def any_reward_file(folders: Iterable[Mapping[str, Any]], has: Callable[[bytes], bool]) -> bool:
-    """Whether a reward file (reward.txt or reward.json) of any of ``folders`` (a step's, a trial's: mappings with
-    ``reward_txt`` and ``reward_json``) has what ``has(data)`` says."""
-    return any(has(data) for folder in folders for data in (folder.get("reward_txt"), folder.get("reward_json"))
-               if data is not None)
-
-
 def blank(data: bytes) -> bool:
     """No bytes, or whitespace only: empty to strip(), not to a check of the file's size."""
     text = text_of(data)
@@ -84,8 +77,15 @@ def top_object_keys(data: bytes) -> set[Any]:
     return set(document) if isinstance(document, dict) else set()
 
 
-def _files(value: Any) -> list[bytes]:
-    return [data for data in (value.get("reward_txt"), value.get("reward_json")) if isinstance(data, bytes)]
+def reward_files(folder: Mapping[str, Any]) -> list[bytes]:
+    """The bytes of a folder's reward.txt and reward.json (an input, a step, a trial: ``reward_txt``,
+    ``reward_json``), those it has."""
+    return [data for data in (folder.get("reward_txt"), folder.get("reward_json")) if isinstance(data, bytes)]
+
+
+def any_reward_file(folders: Iterable[Mapping[str, Any]], has: Callable[[bytes], bool]) -> bool:
+    """Whether a reward file of any of ``folders`` has what ``has(data)`` says."""
+    return any(has(data) for folder in folders for data in reward_files(folder))
 
 
 def _txt(value: Any) -> bytes | None:
@@ -112,17 +112,17 @@ FEATURES = (
     # float() and Python's json read NaN and the infinities; a port with a strict grammar refuses them, and
     # VerifierResult keeps them: the file's verdict differs.
     Feature("non-finite reward", "a file holds NaN or an infinity (float() spellings, JSON's NaN/Infinity)",
-            lambda value: any(non_finite(data) for data in _files(value)),
+            lambda value: any_reward_file([value], non_finite),
             minimum={"ci": 0.018, "dev": 0.035, "explore": 0.035}),
     # float() reads Unicode decimal digits through its own tables; an ASCII-only number grammar does not.
     Feature("non-ASCII digits", "a file's text holds a decimal digit outside ASCII (Arabic-Indic, fullwidth...)",
-            lambda value: any(_non_ascii_digit(data) for data in _files(value)),
+            lambda value: any_reward_file([value], _non_ascii_digit),
             minimum={"ci": 0.044, "dev": 0.06, "explore": 0.06}),
     # Past 4300 digits CPython's int() refuses a string (float() does not): which of them a port's parser
     # behaves like shows only there. The strategy reaches it a few times in ten thousand draws (lengths up to
     # 6000 of reward.txt's long runs; reward.json's long integers stop at 4200), too few for a ci minimum.
     Feature("past the int-string limit", f"a run of more than {INT_STRING_LIMIT} digits in a file",
-            lambda value: any(_LONG_DIGITS.search(data) for data in _files(value)),
+            lambda value: any_reward_file([value], lambda data: bool(_LONG_DIGITS.search(data))),
             minimum={"explore": 0.0003}),
     # Python's json keeps the last of duplicate keys; other parsers keep the first or refuse the document.
     Feature("duplicate JSON keys", "reward.json has an object with a key twice",
@@ -134,11 +134,11 @@ FEATURES = (
             minimum={"ci": 0.08, "dev": 0.1, "explore": 0.13}),
     # harbor checks a file's size, not its text: an empty file and a blank one take different paths.
     Feature("empty or blank file", "a file with no bytes or only whitespace",
-            lambda value: any(blank(data) for data in _files(value)),
+            lambda value: any_reward_file([value], blank),
             minimum={"ci": 0.012, "dev": 0.008, "explore": 0.015}),
     # Bytes that are not UTF-8: the reading error's type and message are part of the answer.
     Feature("undecodable bytes", "a file that is not UTF-8",
-            lambda value: any(undecodable(data) for data in _files(value)),
+            lambda value: any_reward_file([value], undecodable),
             minimum={"ci": 0.035, "dev": 0.05, "explore": 0.06}),
     # Both files: reward.txt is read first and reward.json never, whatever it holds.
     Feature("both files", "reward.txt and reward.json are both there",

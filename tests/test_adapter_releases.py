@@ -84,3 +84,21 @@ def test_a_cancelled_jobs_trials_are_found_by_name(harbor, version):
     assert [(t["task_name"], t["exception_type"]) for t in reply.value["trials"]] == [("a", None),
                                                                                    ("b", "CancelledError")]
     assert reply.value["stats"]["n_cancelled_trials"] == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", ["0.13.0", "0.13.1", "0.25.0"])
+def test_every_result_json_a_job_writes_is_read_back(harbor, version):
+    # Job.run writes result.json at its start and end, its hooks at each trial's start, cancellation request
+    # and end: the oldest and the newest release the adapter serves write through the same method.
+    # Each write as (finished, completed, running, pending, cancelled).
+    cancelled = {**ONE_TRIAL, "tasks": [{"name": "a", "trials": [{"raises": "CancelledError", "raises_in": "agent"}]}]}
+    for job, writes in ((ONE_TRIAL, [(False, 0, 0, 1, 0), (False, 0, 1, 0, 0), (False, 1, 0, 0, 0),
+                                     (True, 1, 0, 0, 0)]),
+                        (cancelled, [(False, 0, 0, 1, 0), (False, 0, 1, 0, 0), (False, 0, 1, 0, 1),
+                                     (False, 1, 0, 0, 1)])):
+        reply = _run(harbor(version), "job.result", job)
+        assert reply.kind == "output", f"harbor {version} raised {reply.value}: {reply.detail}"
+        assert [(s["finished"], *(s["stats"][count] for count in (
+            "n_completed_trials", "n_running_trials", "n_pending_trials", "n_cancelled_trials")))
+            for s in reply.value["snapshots"]] == writes, version

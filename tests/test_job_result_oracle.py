@@ -53,7 +53,7 @@ def test_trials_run_attempt_then_task_then_agent(conn):
 
 def test_output_is_the_scoring_part_only(conn):
     out = output(conn, {"agents": [{"name": "nop"}], "tasks": [{"name": "a", "trials": [txt("1")]}]})
-    assert list(out) == ["n_total_trials", "stats", "trials"]
+    assert list(out) == ["n_total_trials", "stats", "trials", "snapshots"]
     assert list(out["stats"]) == ["n_completed_trials", "n_errored_trials", "n_cancelled_trials", "evals"]
     assert list(out["stats"]["evals"]["nop__adhoc"]) == [
         "n_trials", "n_errors", "metrics", "pass_at_k", "reward_stats", "exception_stats"]
@@ -241,3 +241,62 @@ def test_a_retry_leaves_emptied_lists_in_the_running_stats(conn):
     assert evals["reward_stats"] == {"reward": {"1.0": []}}
     assert evals["exception_stats"] == {"AgentTimeoutError": [], "CancelledError": ["trial-0"]}
     assert out["stats"]["n_retries"] == 1
+
+
+# -- snapshots: every result.json the job writes while it runs ------------------------------
+#
+# Expectations from harbor's Job: Job.run writes result.json before the first trial and after its final pass
+# (with finished_at); its hooks write it when a trial starts (_on_trial_started: the trial running), when its
+# cancellation is requested (_on_trial_cancelled: counted cancelled) and when it ends (_on_trial_completed);
+# JobStats.update_progress_counts makes pending the total less completed less running.
+
+COUNTS = ("n_completed_trials", "n_errored_trials", "n_running_trials", "n_pending_trials", "n_cancelled_trials",
+          "n_retries")
+
+
+def counts(out):
+    return [(s["finished"], *(s["stats"][count] for count in COUNTS)) for s in out["snapshots"]]
+
+
+def test_a_job_writes_at_its_start_at_each_trials_start_and_end_and_at_its_end(conn):
+    out = output(conn, {"agents": [{"name": "x"}, {"name": "y"}], "tasks": [{"name": "a", "trials": [txt("1")]}]})
+    assert counts(out) == [
+        (False, 0, 0, 0, 2, 0, 0),  # the job's start: every trial pending
+        (False, 0, 0, 1, 1, 0, 0),  # x starts
+        (False, 1, 0, 0, 1, 0, 0),  # x ends, scored 1
+        (False, 1, 0, 1, 0, 0, 0),  # y starts
+        (False, 2, 1, 0, 0, 0, 0),  # y ends: its outcome is missing, {}, so no reward file and an error
+        (True, 2, 1, 0, 0, 0, 0),   # the final pass
+    ]
+    assert [s["n_total_trials"] for s in out["snapshots"]] == [2] * 6
+    assert out["snapshots"][0]["stats"]["evals"] == {}
+    # The last write is the final result.json, whose scoring part is the output's own.
+    final = out["snapshots"][-1]["stats"]
+    assert {key: final[key] for key in out["stats"]} == out["stats"]
+    assert final["evals"]["x__adhoc"]["pass_at_k"] == {} and "y__adhoc" in final["evals"]
+
+
+def test_a_cancellation_request_is_written_while_the_trial_runs(conn):
+    out = output(conn, one_task({"raises": "CancelledError", "raises_in": "agent"}))
+    assert counts(out) == [
+        (False, 0, 0, 0, 1, 0, 0),
+        (False, 0, 0, 1, 0, 0, 0),
+        (False, 0, 0, 1, 0, 1, 0),  # the cancel hook: cancelled while still running
+        (False, 1, 1, 0, 0, 1, 0),  # its end; Job.run then raises CancelledError, with no final write
+    ]
+
+
+def test_a_retrys_start_takes_the_earlier_run_out(conn):
+    out = output(conn, one_task({"raises": "RuntimeError"}, txt("1"), retry={"max_retries": 1}))
+    assert counts(out) == [
+        (False, 0, 0, 0, 1, 0, 0),
+        (False, 0, 0, 1, 0, 0, 0),
+        (False, 1, 1, 0, 0, 0, 0),
+        (False, 0, 0, 1, 0, 0, 1),  # the retry's start: the earlier run taken out, one retry counted
+        (False, 1, 0, 0, 0, 0, 1),
+        (True, 1, 0, 0, 0, 0, 1),
+    ]
+    at_retry = out["snapshots"][3]["stats"]["evals"]["nop__adhoc"]
+    # No live reward is left, so the metrics refresh to []; the emptied exception list stays.
+    assert (at_retry["metrics"], at_retry["exception_stats"]) == ([], {"RuntimeError": []})
+

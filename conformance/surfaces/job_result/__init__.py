@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StrictBytes, StrictFloat, StrictInt, StrictStr, model_validator
+from pydantic import Field, StrictBool, StrictBytes, StrictFloat, StrictInt, StrictStr, model_validator
 
 from conformance.core.inputs import Number, ScriptFiles, StrictInput, StrictOutput
 from conformance.core.surfaces import surface
@@ -124,10 +124,40 @@ class TrialOutput(StrictOutput):
     exception_type: StrictStr | None
 
 
+class SnapshotStats(StrictOutput):
+    """The stats of one written result.json: every progress count, as harbor's JobStats orders them, and the evals.
+
+    ``n_pending_trials`` is what harbor derives: total less completed less
+    running (never below 0).
+    """
+
+    n_completed_trials: StrictInt
+    n_errored_trials: StrictInt
+    n_running_trials: StrictInt
+    n_pending_trials: StrictInt
+    n_cancelled_trials: StrictInt
+    n_retries: StrictInt
+    evals: dict[StrictStr, EvalStats]
+
+
+class Snapshot(StrictOutput):
+    """One result.json as the job wrote it while it ran, cut to what a live viewer reads.
+
+    ``finished``: whether the write sets ``finished_at`` (only the final one does).
+    """
+
+    n_total_trials: StrictInt
+    finished: StrictBool
+    stats: SnapshotStats
+
+
 class JobResultOutput(StrictOutput):
+    """The final result.json's scoring part, each trial's verdict, and every result.json written, in order."""
+
     n_total_trials: StrictInt
     stats: JobStats
     trials: list[TrialOutput]
+    snapshots: list[Snapshot]
 
 
 @surface(
@@ -135,8 +165,8 @@ class JobResultOutput(StrictOutput):
     cache_note="a scripted job: the adapter names trials by their index in place of harbor's random names, "
                "and keeps no time",
     summary="a whole job's result.json scoring part and each trial's verifier result, through harbor's Job",
-    output="{n_total_trials, stats: {n_completed_trials, n_errored_trials, n_cancelled_trials, evals}, trials}, "
-           "or the exception Job.run raises",
+    output="{n_total_trials, stats: {n_completed_trials, n_errored_trials, n_cancelled_trials, evals}, trials, "
+           "snapshots: [every result.json written, in order]}, or the exception Job.run raises",
     spec="seed-003 §3-§5 (job result.json)",
     strategy=".strategy:job_inputs",
     batch_size=1,

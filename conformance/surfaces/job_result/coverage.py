@@ -10,6 +10,10 @@ _CANCELLED_NOT_RETRIED = ("a cancelled run is never retried: CancelledError is n
                           "TrialQueue's retry loop, so no earlier run taken out by a retry is a cancelled one")
 _RETRIED_RUN = ("the run a retry takes out ended with an exception (else it is not retried), and its END "
                 "added its name to its reward buckets and its exception's list, which nothing empties before")
+_WHOLE_RESULT = ("the job's result.json is written without its trial results at every write, the final one "
+                  "included (Job.run and its hooks pass exclude_trial_results=True)")
+_RETRY_POPPED = ("a retry's start (Job._remove_completed_attempt_for_retry) pops the trial's previous run "
+                 "before the retry runs, so none is left when it ends")
 _REGISTRY_ONLY = ("job.result serves datasets from a registry.json only: a local dataset's tasks come in "
                   "directory-listing order, which is not deterministic")
 
@@ -34,6 +38,18 @@ TARGETS = (
               "every dataset's name and adhoc are keys of the metrics table"),
         Never("if rewards:", False, "the trial's own rewards were just added under its evals key"),
     )),
+    # The live progress: the result.json written at the job's start, each trial's start, cancellation
+    # request and end (JobStats.from_counts is the viewer's, never the job's).
+    Target(JOB, "Job._on_trial_started"),
+    Target(JOB, "Job._on_trial_cancelled"),
+    Target(JOB, "Job._on_trial_completed", never=(
+        Never("if event.result is None:", True, "a trial's END event carries the result it has just written"),
+        Never("if previous_result is not None and self._is_cancelled_result(", True, _RETRY_POPPED),
+    )),
+    Target(JOB, "Job._refresh_job_progress"),
+    Target(JOB, "Job._write_job_result", never=(Never("if exclude_trial_results:", False, _WHOLE_RESULT),)),
+    Target(JOB, "Job._write_job_result_async"),
+    Target(JOB_RESULT, "JobStats.update_progress_counts"),
     # Job.run's scoring: from the trials' results to the final stats and pass@k.
     Target(JOB, "Job.run", start_at="combined_trial_results = self._existing_trial_results + trial_results"),
     Target(JOB_RESULT, "JobStats.format_agent_evals_key"),

@@ -24,12 +24,42 @@ def _metrics(value: Any) -> list[dict[str, Any]]:
             *(m for dataset in value.get("datasets", []) for m in dataset.get("metrics", []))]
 
 
+# The name a stage's scripted exception is recorded as (a timeout is named after its stage), and those of
+# them a retry policy leaves alone when it names none to exclude.
+_TIMEOUTS = {"environment": "EnvironmentStartTimeoutError", "agent_setup": "AgentSetupTimeoutError",
+             "agent": "AgentTimeoutError", "verifier": "VerifierTimeoutError"}
+_EXCLUDED_BY_DEFAULT = {"AgentTimeoutError", "VerifierTimeoutError"}
+
+
+def _retries_a_raised_exception(value: Any) -> bool:
+    """A retry policy with runs to spare, and an outcome raising an exception it retries."""
+    retry = value.get("retry") or {}
+    if not retry.get("max_retries"):
+        return False
+    include = retry.get("include_exceptions") or []
+    exclude = retry.get("exclude_exceptions")
+    excluded = _EXCLUDED_BY_DEFAULT if exclude is None else set(exclude)
+    for outcome in _outcomes(value):
+        raised = outcome.get("raises")
+        if raised in (None, "CancelledError", "interrupt"):
+            continue
+        name = _TIMEOUTS[outcome.get("raises_in") or "verifier"] if raised == "timeout" else raised
+        if name not in excluded and (not include or name in include):
+            return True
+    return False
+
+
 FEATURES = (
     # A retried run: n_retries, which exceptions are retried, and the run whose result counts.
     Feature("retries", "a retry policy with max_retries above 0",
             lambda value: (value.get("retry") or {}).get("max_retries", 0) > 0,
             minimum={"ci": 0.037, "dev": 0.07, "explore": 0.06}),
-    # A cancelled trial (its stage raises CancelledError, or the job is interrupted): the stats it leaves.
+    # A retry's start takes the earlier run out of the running stats: the snapshots written between the two runs.
+    Feature("retry's snapshots", "a raised exception the job's retry policy retries",
+            _retries_a_raised_exception,
+            minimum={"ci": 0.0026, "dev": 0.02, "explore": 0.03}),
+    # A cancelled trial (its stage raises CancelledError, or the job is interrupted): the stats it leaves, and
+    # the result.json written when its cancellation is requested.
     Feature("cancelled trial", "a trial raises CancelledError or is interrupted",
             lambda value: any(o.get("raises") in ("CancelledError", "interrupt") for o in _outcomes(value)),
             minimum={"ci": 0.076, "dev": 0.1, "explore": 0.11}),

@@ -17,6 +17,7 @@ import harbor_job
 
 if TYPE_CHECKING:  # the adapter's Context (oracles/harbor_adapter.py) and harbor's models, for the type check only
     from conformance_kit.candidate import Handler
+    from harbor.job import Job
     from harbor.models.job.config import JobConfig, RetryConfig
     from harbor.models.trial.config import EnvironmentConfig
     from harbor.trial.hooks import TrialHookEvent
@@ -50,6 +51,8 @@ class JobResultSurface:
     ``trial-<i>``, their index in that order. When a trial is cancelled,
     ``Job.run`` raises CancelledError: the output is then the result.json as
     last written and the trials that started, in the order they started.
+    ``snapshots``: every result.json the job wrote, in order, each cut as a
+    live viewer reads it (its counts, whether ``finished_at`` is set, evals).
     """
 
     VERSION = "1.0"
@@ -106,9 +109,8 @@ class JobResultSurface:
 
     @staticmethod
     async def _run_job(config: JobConfig, with_retries: bool = False) -> dict[str, Any]:
-        from harbor.job import Job
-
-        job = await Job.create(config)
+        writes: list[bytes] = []  # each result.json the job writes, as written
+        job = await _observed_job_class(writes).create(config)
         # Each trial's name, in the order the trials start (a retry starts its trial again).
         started: dict[str, None] = {}
 
@@ -152,9 +154,11 @@ class JobResultSurface:
             "n_total_trials": written["n_total_trials"],
             "stats": {
                 **{count: stats[count] for count in counts},
-                "evals": {key: {field: ev[field] for field in _EVAL_FIELDS} for key, ev in stats["evals"].items()},
+                "evals": _evals(stats),
             },
             "trials": trials,
+            "snapshots": [_snapshot(json.loads(data, object_pairs_hook=_KeepDuplicates(names)))
+                          for data in writes],
         }
 
     def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -199,6 +203,45 @@ class JobResultSurface:
 
 
 _EVAL_FIELDS = ("n_trials", "n_errors", "metrics", "pass_at_k", "reward_stats", "exception_stats")
+# A written result.json's progress counts, in the order harbor's JobStats has them.
+_PROGRESS_COUNTS = ("n_completed_trials", "n_errored_trials", "n_running_trials", "n_pending_trials",
+                    "n_cancelled_trials", "n_retries")
+
+
+def _evals(stats: dict[str, Any]) -> dict[str, Any]:
+    return {key: {field: ev[field] for field in _EVAL_FIELDS} for key, ev in stats["evals"].items()}
+
+
+def _snapshot(written: dict[str, Any]) -> dict[str, Any]:
+    """One written result.json, cut to what a live viewer reads: the counts, whether it is final, the evals."""
+    stats = written["stats"]
+    return {
+        "n_total_trials": written["n_total_trials"],
+        "finished": written.get("finished_at") is not None,
+        "stats": {**{count: stats[count] for count in _PROGRESS_COUNTS}, "evals": _evals(stats)},
+    }
+
+
+def _observed_job_class(writes: list[bytes]) -> type[Job]:
+    """harbor's Job, each result.json it writes read back and added to ``writes``.
+
+    Observing only: every write of the job's result.json, at its start, when
+    a trial starts, ends or has its cancellation requested, and at its end,
+    goes through ``Job._write_job_result`` in every release the adapter
+    serves (the hooks' writes run it in a worker thread, through
+    ``_write_job_result_async``). Reading the file back right after, in the
+    same call, sees each write whole and in order, whatever harbor puts in
+    it; harbor's own method still does the writing. ``Job.create`` is a
+    classmethod that builds ``cls``, so the job is made as harbor makes it.
+    """
+    from harbor.job import Job
+
+    class ObservedJob(Job):
+        def _write_job_result(self, *, exclude_trial_results: bool = False) -> None:
+            super()._write_job_result(exclude_trial_results=exclude_trial_results)
+            writes.append(self._job_result_path.read_bytes())
+
+    return ObservedJob
 
 
 class _KeepDuplicates:

@@ -39,4 +39,24 @@ MUTANTS = [
                   "give the same text"),
     _m("empty-rewards-not-counted", 'stats["n_trials"] += 1', 'stats["n_trials"] += 1 if trial["rewards"] else 0',
        "a trial whose rewards are an empty dict not counted in n_trials (a truthiness test for 'has a result')"),
+    # The result.json files written while the job runs (its snapshots).
+    _m("pending-ignores-running", '"n_pending_trials": max(n_total - self.n_completed - n_running, 0)',
+       '"n_pending_trials": max(n_total - self.n_completed, 0)',
+       "n_pending_trials counted as total less completed: the running trial counted pending too"),
+    _m("cancel-request-not-written",
+       'self.cancelled.add(trial["trial"])  # the cancel hook writes result.json too, the trial still running\n'
+       '            self._write()',
+       'self.cancelled.add(trial["trial"])',
+       "no result.json written when a trial's cancellation is requested: the next write is the trial's end"),
+    _m("retry-earlier-run-kept", "            self.stats.remove(earlier)\n", "",
+       "a retry's start leaves the earlier run in the running stats (counted twice once the retry ends)"),
+    _m("finished-at-last-trial-end", "self.n_retries, finished=False))",
+       "self.n_retries, finished=self.stats.n_completed == self.n_total))",
+       "finished_at written once every trial has completed, before the final pass (and in a cancelled job)"),
+    _m("trial-start-not-written", "self.running.add(name)\n        self._write()", "self.running.add(name)",
+       "no result.json written when a trial starts: a viewer never sees a trial running"),
+    _m("live-metrics-by-last-part", "metrics = self.table.setdefault(dataset, [])",
+       "metrics = self.table.setdefault(final_metrics_name(key, dataset), [])",
+       "the live metrics looked up as the final pass does (the name after the evals key's last '__'), "
+       "not by the trial's dataset"),
 ]

@@ -43,6 +43,13 @@ What harbor does, written from its observed behaviour:
   runs (as Ctrl-C does): the trial records ``CancelledError`` and no later
   trial starts. Either way the output is that result.json (running stats,
   no pass@k) and the trials that started.
+* Snapshots: harbor writes result.json when the job starts (nothing
+  completed, every trial pending), when a trial starts (running: 1; a
+  retry's start takes the earlier run out first), when a cancellation is
+  requested (counted cancelled while still running), when a trial ends
+  (the live stats and metrics), and at the end (the final stats, with
+  ``finished_at``). Pending is total less completed less running
+  (cases/job.result/snapshots.yaml names each write).
 """
 
 from __future__ import annotations
@@ -195,16 +202,34 @@ class Stats:
             stats["n_errors"] -= 1
             self.n_errored -= 1
 
-    def document(self, n_total: int, n_cancelled: int, n_retries: int) -> dict[str, Any]:
-        """result.json's counts and evals (NaN and inf as null, reward values as keys in words)."""
-        evals = {key: {**stats, "reward_stats": {
+    def _evals(self) -> dict[str, Any]:
+        return {key: {**stats, "reward_stats": {
             name: distinct_keys([(str(value), list(names)) for value, names in buckets.items()])
             for name, buckets in stats["reward_stats"].items()
         }} for key, stats in self.evals.items()}
+
+    def document(self, n_total: int, n_cancelled: int, n_retries: int) -> dict[str, Any]:
+        """result.json's counts and evals (NaN and inf as null, reward values as keys in words)."""
         return _json({
             "n_total_trials": n_total,
             "stats": {"n_completed_trials": self.n_completed, "n_errored_trials": self.n_errored,
-                      "n_cancelled_trials": n_cancelled, "n_retries": n_retries, "evals": evals},
+                      "n_cancelled_trials": n_cancelled, "n_retries": n_retries, "evals": self._evals()},
+        })
+
+    def snapshot(self, n_total: int, n_running: int, n_cancelled: int, n_retries: int,
+                 finished: bool) -> dict[str, Any]:
+        """A written result.json as a live viewer reads it: the progress counts, whether it is final, the evals.
+
+        Pending is what is neither completed nor running (harbor's
+        ``update_progress_counts``), never below 0.
+        """
+        return _json({
+            "n_total_trials": n_total,
+            "finished": finished,
+            "stats": {"n_completed_trials": self.n_completed, "n_errored_trials": self.n_errored,
+                      "n_running_trials": n_running,
+                      "n_pending_trials": max(n_total - self.n_completed - n_running, 0),
+                      "n_cancelled_trials": n_cancelled, "n_retries": n_retries, "evals": self._evals()},
         })
 
 
@@ -269,16 +294,20 @@ class _Job:
         self.max_retries, self.retried = _retry_policy(request.get("retry"))
         self.n_total = len(self.trials)
         self.stats = Stats()
+        self.running: set[str] = set()
         self.cancelled: set[str] = set()
         self.n_retries = 0
         self.live_rewards: dict[str, dict[str, Any]] = {}
         self.previous: dict[str, dict[str, Any]] = {}  # each trial's last run
         self.progressed: set[str] = set()
         self.next_outcome: dict[tuple[int, int], int] = {}
+        self.snapshots: list[dict[str, Any]] = []  # every result.json written, as a live viewer reads it
         self.written = self._write()  # Job.run writes result.json before the first trial
 
     def _write(self) -> dict[str, Any]:
         self.written = self.stats.document(self.n_total, len(self.cancelled), self.n_retries)
+        self.snapshots.append(self.stats.snapshot(self.n_total, len(self.running), len(self.cancelled),
+                                                  self.n_retries, finished=False))
         return self.written
 
     def _failed(self, error: Exception) -> JobFailed:
@@ -308,6 +337,7 @@ class _Job:
             self.cancelled.discard(name)
             self.n_retries += 1
             self._refresh(earlier["key"], earlier["dataset"])
+        self.running.add(name)
         self._write()
 
     def _end(self, run: dict[str, Any]) -> None:
@@ -315,6 +345,7 @@ class _Job:
         self.live_rewards.setdefault(key, {})[name] = run["rewards"]
         self.stats.add(run)
         self.previous[name] = run
+        self.running.discard(name)
         if run["exception_type"] == CANCELLED:
             self.cancelled.add(name)
         self._refresh(key, run["dataset"])
@@ -335,7 +366,7 @@ class _Job:
         run["key"] = pass_at_k.evals_key(trial["agent"], trial["model"], run["dataset"])
         if _cancels(outcome):
             run["verifier_result"], run["exception_type"] = None, CANCELLED
-            self.cancelled.add(trial["trial"])  # the cancel hook writes result.json too
+            self.cancelled.add(trial["trial"])  # the cancel hook writes result.json too, the trial still running
             self._write()
         else:
             run["verifier_result"], run["exception_type"] = run_trial(outcome)
@@ -358,7 +389,7 @@ class _Job:
                 break  # the job is cancelled: no trial starts after this one
         if any(run["exception_type"] == CANCELLED for run in last):
             # Job.run raises CancelledError: what is left is result.json as last written.
-            return {**self.written, "trials": _trials(last)}
+            return {**self.written, "trials": _trials(last), "snapshots": self.snapshots}
         return self._final(last)
 
     def _final(self, runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -375,7 +406,10 @@ class _Job:
             ]
         for key, values in pass_at_k.compute({"trials": runs}).items():
             stats.evals[key]["pass_at_k"] = values
-        return {**stats.document(self.n_total, len(self.cancelled), self.n_retries), "trials": _trials(runs)}
+        # The final write: the stats rebuilt from each trial's last run, finished_at set, nothing running.
+        final = stats.snapshot(self.n_total, 0, len(self.cancelled), self.n_retries, finished=True)
+        return {**stats.document(self.n_total, len(self.cancelled), self.n_retries), "trials": _trials(runs),
+                "snapshots": [*self.snapshots, final]}
 
 
 def _trials(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -100,7 +100,7 @@ FEATURES = (
     Feature("resume keeps an error", "a resumed job with a raising stage, the default filter",
             lambda value: "resume" in value and _filtered(value) == ["CancelledError"] and any(
                 o.get("raises") not in (None, "CancelledError") for o in _outcomes(value)),
-            minimum={"ci": 0.004, "explore": 0.02}),
+            minimum={"explore": 0.02}),
     # A trial folder left without result.json: the job removes it and runs the trial again.
     Feature("resume without a trial result", "an earlier trial's result.json removed before the resume",
             lambda value: None in _replaced(value),
@@ -116,7 +116,7 @@ FEATURES = (
     # The job's own result.json removed (n_retries starts again, a new id) or unreadable.
     Feature("resume with the job's result altered", "the job's result.json removed or replaced before the resume",
             lambda value: _resume(value).get("job_result") is not None,
-            minimum={"ci": 0.0027, "explore": 0.014}),
+            minimum={"explore": 0.014}),
     # Retries before and after the stop: n_retries carried over.
     Feature("resume with retries", "a resumed job with a retry policy",
             lambda value: "resume" in value and (value.get("retry") or {}).get("max_retries", 0) > 0,

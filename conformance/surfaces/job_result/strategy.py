@@ -196,7 +196,7 @@ FILTERS = {"default": None, "none": [], "not-cancelled": ["RuntimeError"],
 _FILTER_DRAWS = ["default"] * 4 + ["none", "not-cancelled", "an-error", "an-error", "errors-only", "reward-file"]
 TRIAL_FILES = ["kept"] * 7 + ["removed"] * 3 + ["invalid-json", "refused"]
 JOB_FILES = ["kept"] * 8 + ["removed", "removed", "invalid"]
-FIRST_OUTCOMES = ["as-drawn"] * 8 + ["errored", "errored", "nan-as-null"]
+FIRST_OUTCOMES = ["as-drawn"] * 7 + ["errored", "errored", "nan-as-null", "nan-as-null"]
 REFUSED = st.sampled_from([b'{"task_name": "a"}', b"{}", b"[]", b"null", b'{"reward": 1}'])
 INVALID_JOB_RESULTS = st.sampled_from([b"", b"{", b'{"n_total_trials": 1}'])
 
@@ -227,7 +227,8 @@ def resumed_jobs(draw: st.DrawFn) -> dict:
     if first_outcome != "as-drawn":
         first = next(tasks for tasks in groups if tasks)[0]
         made = ({"raises": "RuntimeError", "raises_in": draw(st.sampled_from(STAGES))} if first_outcome == "errored"
-                else {"reward_txt": draw(st.sampled_from([b"nan", b"inf"]))})
+                else draw(st.sampled_from([{"reward_txt": b"nan"}, {"reward_json": b'{"reward": NaN}'},
+                                           {"reward_txt": b"inf"}])))
         first["trials"] = [made, *first["trials"]][:max(len(first["trials"]), 1)]
     return {**job, "resume": resume}
 

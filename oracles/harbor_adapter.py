@@ -38,7 +38,12 @@ runs each against the releases that need it):
   them (``_Sandbox`` in its folder's harbor.py);
 * from 0.25.0, a trial hook event's ``trial_id`` is the trial's UUID: a
   cancelled job's trials are found by ``event.config.trial_name``, which
-  every release has (harbor_job.py).
+  every release has (harbor_job.py);
+* from 0.16.0, a resume skips a trial folder whose result.json it cannot
+  read (a warning), where 0.13.1 raises a ValidationError, and runs that
+  trial again: job.result's ``resumed`` lists such a trial neither as kept
+  nor as removed (its folder stays), and its ``trials`` leave it out
+  (job_result/harbor.py).
 """
 
 from __future__ import annotations

@@ -137,6 +137,10 @@ class Script:
     _constructed: dict[Path, int] = field(default_factory=dict)
     # Cancels the task running the job (a scripted ``interrupt``); set by whatever runs the job.
     interrupt: Callable[[], Any] | None = None
+    # Interrupt the job in the agent stage of the trial that starts after this many trials started
+    # (a retry starts no new trial): a job stopped part-way, as Ctrl-C stops it.
+    stop_after: int | None = None
+    _trials_started: dict[str, None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.attempts = {Path(task_dir).resolve(): entries for task_dir, entries in self.attempts.items()}
@@ -147,6 +151,20 @@ class Script:
         self._constructed[task_dir] = index + 1
         attempts = self.attempts.get(task_dir, [])
         return attempts[index] if index < len(attempts) else {}
+
+    def entry_for(self, task_dir: Path, trial_name: str) -> dict[str, Any]:
+        """The next entry of ``task_dir`` for a run of ``trial_name``; an interrupt when ``stop_after`` says so.
+
+        The interrupted trial takes up its entry all the same: a run of it
+        had started when the job was stopped.
+        """
+        entry = self.next_attempt(task_dir)
+        if trial_name in self._trials_started:
+            return entry
+        self._trials_started[trial_name] = None
+        if self.stop_after is not None and len(self._trials_started) == self.stop_after + 1:
+            return {"raises": INTERRUPT, "raises_in": "agent"}
+        return entry
 
 
 _SCRIPTS: dict[str, Script] = {}
@@ -211,7 +229,7 @@ class ScriptedEnvironment(BaseEnvironment):
     def __init__(self, *args: Any, script: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.script = _SCRIPTS[script]
-        self.attempt = self.script.next_attempt(self.environment_dir.parent)
+        self.attempt = self.script.entry_for(self.environment_dir.parent, self.trial_paths.trial_dir.name)
         self._agent_runs = 0
 
     @staticmethod

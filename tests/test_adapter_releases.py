@@ -102,3 +102,24 @@ def test_every_result_json_a_job_writes_is_read_back(harbor, version):
         assert [(s["finished"], *(s["stats"][count] for count in (
             "n_completed_trials", "n_running_trials", "n_pending_trials", "n_cancelled_trials")))
             for s in reply.value["snapshots"]] == writes, version
+
+
+UNREADABLE_TRIAL_RESUMED = {
+    "agents": [{"name": "nop"}],
+    "tasks": [{"name": "a", "trials": [{"reward_txt": b"1"}, {"reward_txt": b"0.5"}]},
+              {"name": "b", "trials": [{"reward_txt": b"1"}]}],
+    "resume": {"stop_after": 1, "trial_results": [{"trial": 0, "replace": b"{"}]},
+}
+
+
+@pytest.mark.slow
+def test_a_resume_skips_a_trial_result_it_cannot_read_from_0_16_0_only(harbor):
+    # 0.13.1 reads the broken result.json and raises; 0.25.0 skips it and runs task a again with its next
+    # outcome (0.5), after the interrupted b, which the filter removed and which runs again with none left.
+    old = _run(harbor("0.13.1"), "job.result", UNREADABLE_TRIAL_RESUMED)
+    new = _run(harbor("0.25.0"), "job.result", UNREADABLE_TRIAL_RESUMED)
+    assert (old.kind, old.value) == ("raised", "ValidationError")
+    assert new.kind == "output", new.detail
+    assert new.value["resumed"] == {"ran": ["trial-2", "trial-3"], "kept": [], "removed": ["trial-1"]}
+    assert [(t["task_name"], t["verifier_result"]) for t in new.value["trials"]] == [
+        ("a", {"rewards": {"reward": 0.5}}), ("b", None)]

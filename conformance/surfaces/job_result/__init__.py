@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictBool, StrictBytes, StrictFloat, StrictInt, StrictStr, model_validator
@@ -88,6 +89,46 @@ class JobDataset(StrictInput):
     tasks: list[JobTask] = Field(default_factory=list)
 
 
+class ResultFileChange(StrictInput):
+    """A result.json changed before the resume: replaced by the ``replace`` bytes, or (left out) removed."""
+
+    replace: StrictBytes | None = None
+
+
+class TrialResultChange(ResultFileChange):
+    """An earlier trial's result.json changed; ``trial`` is its index in the order the earlier run started them."""
+
+    trial: StrictInt = Field(ge=0)
+
+
+class JobResume(StrictInput):
+    """The job run once, stopped, its folder altered, then resumed through ``harbor jobs resume``.
+
+    The earlier run is the same job in the same folder: with ``stop_after``,
+    it is interrupted (as Ctrl-C does) in the agent stage of the trial that
+    starts after that many, which is then cancelled; without, it runs to its
+    end. Its runs take each task's first outcomes, the resumed run the rest,
+    in order; the interrupted trial takes one too. Then ``trial_results`` and
+    ``job_result`` replace or remove result.json files, and the resume
+    removes the earlier trials whose exception type is in
+    ``filter_error_types`` (the CLI's ``--filter-error-type``).
+    """
+
+    stop_after: StrictInt | None = Field(default=None, ge=0)
+    trial_results: list[TrialResultChange] = Field(default_factory=list)
+    job_result: ResultFileChange | None = None
+    filter_error_types: list[StrictStr] = Field(default_factory=lambda: ["CancelledError"])
+
+
+def _names(data: bytes, key: str) -> bool:
+    """Whether ``data`` is a JSON object with ``key``."""
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and key in value
+
+
 class EvalStats(StrictOutput):
     """One evals key's stats in result.json: counts, metrics, pass@k, and which trials got which reward or error."""
 
@@ -151,6 +192,18 @@ class Snapshot(StrictOutput):
     stats: SnapshotStats
 
 
+class ResumedTrials(StrictOutput):
+    """Which trials a resumed job ran, and which earlier ones it kept or removed (``trial-<i>`` each).
+
+    The earlier run's trials are numbered in the order they started, the
+    resumed run's after them in the order they start.
+    """
+
+    ran: list[StrictStr]
+    kept: list[StrictStr]
+    removed: list[StrictStr]
+
+
 class JobResultOutput(StrictOutput):
     """The final result.json's scoring part, each trial's verdict, and every result.json written, in order."""
 
@@ -158,6 +211,7 @@ class JobResultOutput(StrictOutput):
     stats: JobStats
     trials: list[TrialOutput]
     snapshots: list[Snapshot]
+    resumed: ResumedTrials | None = None  # only a resumed job
 
 
 @surface(
@@ -178,6 +232,8 @@ class JobResultInput(StrictInput):
     ``scripts`` holds the files a ``uv-script`` metric names, as in metric.compute.
     ``retry``: the job's retry policy; a task's outcomes then list its runs,
     retries included, in the order they run.
+    ``resume``: the job is run, stopped part-way and resumed; the output is
+    what the resumed job writes.
     """
 
     agents: list[JobAgent] = Field(min_length=1, max_length=4)
@@ -187,6 +243,7 @@ class JobResultInput(StrictInput):
     tasks: list[JobTask] = Field(default_factory=list)
     datasets: list[JobDataset] = Field(default_factory=list)
     scripts: ScriptFiles = None
+    resume: JobResume | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> JobResultInput:
@@ -197,6 +254,7 @@ class JobResultInput(StrictInput):
             if any(task.source is not None for task in dataset.tasks):
                 raise ValueError(f"dataset {dataset.name!r}: a dataset's tasks take its name as their source")
         per_task = self.n_attempts * len(self.agents) * (1 + (self.retry.max_retries if self.retry else 0))
+        per_task *= 1 if self.resume is None else 2  # a resumed job may run each trial again
         for group in (self.tasks, *(d.tasks for d in self.datasets)):
             tasks = [t.name for t in group]
             if len(set(tasks)) != len(tasks):
@@ -204,5 +262,30 @@ class JobResultInput(StrictInput):
             for task in group:
                 if len(task.trials) > per_task:
                     raise ValueError(f"task {task.name!r} lists {len(task.trials)} trials; "
-                                     f"the job runs at most {per_task} (n_attempts x agents x (1 + max_retries))")
+                                     f"the job runs at most {per_task} (n_attempts x agents x (1 + max_retries), "
+                                     f"twice when it is resumed)")
+        if self.resume is not None:
+            self._resumable(self.resume)
         return self
+
+    def _resumable(self, resume: JobResume) -> None:
+        n_trials = self.n_attempts * len(self.agents) * (len(self.tasks) + sum(len(d.tasks) for d in self.datasets))
+        if any(o.raises == "interrupt" for group in (self.tasks, *(d.tasks for d in self.datasets))
+               for task in group for o in task.trials):
+            raise ValueError("a resumed job is stopped by resume.stop_after, not by an outcome that raises 'interrupt'")
+        if resume.stop_after is not None and resume.stop_after >= n_trials:
+            raise ValueError(f"resume.stop_after is {resume.stop_after}, but the job has {n_trials} trials: "
+                             f"it stops before the last one starts (at most {n_trials - 1})")
+        started = n_trials if resume.stop_after is None else resume.stop_after + 1
+        changed = [change.trial for change in resume.trial_results]
+        if len(set(changed)) != len(changed):
+            raise ValueError(f"resume.trial_results changes a trial's result.json once: trials {changed}")
+        if any(trial >= started for trial in changed):
+            raise ValueError(f"resume.trial_results names trials {changed}, but the earlier run starts "
+                             f"{started} (trial 0 to {started - 1})")
+        replaced = [(change.replace, "trial_name") for change in resume.trial_results]
+        replaced += [(resume.job_result.replace, "id")] if resume.job_result is not None else []
+        for data, key in replaced:
+            if data is not None and _names(data, key):
+                raise ValueError(f"resume: a replaced result.json stands for one harbor cannot read; "
+                                 f"one with {key!r} may be read, and its content is not modelled")

@@ -14,6 +14,9 @@ _WHOLE_RESULT = ("the job's result.json is written without its trial results at 
                   "included (Job.run and its hooks pass exclude_trial_results=True)")
 _RETRY_POPPED = ("a retry's start (Job._remove_completed_attempt_for_retry) pops the trial's previous run "
                  "before the retry runs, so none is left when it ends")
+_NO_UPLOAD = "the oracle resumes without --upload: uploading needs Harbor Hub and a network"
+_SAME_CONFIG = ("`harbor jobs resume` makes the job from the folder's own config.json, which is the config the "
+                "job compares it with")
 _REGISTRY_ONLY = ("job.result serves datasets from a registry.json only: a local dataset's tasks come in "
                   "directory-listing order, which is not deterministic")
 
@@ -75,4 +78,16 @@ TARGETS = (
         Never("if previous_result is not None:", True,
               "Job._on_trial_completed passes the trial's previous run, which the retry's start "
               "(Job._remove_completed_attempt_for_retry) has already popped and removed"),)),
+    # Resume: `harbor jobs resume`'s filter, then the job reading its folder back.
+    Target("harbor/cli/jobs.py", "resume", start_at="if filter_error_types:", never=(
+        Never("if upload:", True, _NO_UPLOAD),
+        Never("if hub_plugin is not None:", True, _NO_UPLOAD),
+    )),
+    Target(JOB, "Job._maybe_init_existing_job", never=(
+        Never("if existing_config != self.config:", True, _SAME_CONFIG),)),
+    Target(JOB, "Job._init_progress_tracking"),
+    Target(JOB, "Job._init_remaining_trial_configs", never=(
+        Never("if len(matched_existing_indices) != len(self._existing_trial_configs):", True,
+              "the earlier trials are the same job's, each made from one of its planned configs: each "
+              "matches a planned trial"),)),
 )

@@ -49,6 +49,19 @@ def _retries_a_raised_exception(value: Any) -> bool:
     return False
 
 
+def _resume(value: Any) -> dict[str, Any]:
+    return value.get("resume") or {}
+
+
+def _filtered(value: Any) -> list[str]:
+    filtered: list[str] = _resume(value).get("filter_error_types", ["CancelledError"])
+    return filtered
+
+
+def _replaced(value: Any) -> list[Any]:
+    return [change.get("replace") for change in _resume(value).get("trial_results", [])]
+
+
 FEATURES = (
     # A retried run: n_retries, which exceptions are retried, and the run whose result counts.
     Feature("retries", "a retry policy with max_retries above 0",
@@ -94,4 +107,48 @@ FEATURES = (
     Feature("several agents", "the job has two agents",
             lambda value: len(value.get("agents", [])) >= 2,
             minimum={"ci": 0.108, "dev": 0.18, "explore": 0.17}),
+    # Resumed jobs, by the kind of earlier trial the resume meets.
+    Feature("resumed", "the job is stopped part-way and resumed",
+            lambda value: _resume(value).get("stop_after") is not None,
+            minimum={"ci": 0.017, "dev": 0.017, "explore": 0.06}),
+    Feature("resumed finished job", "a job that ran to its end is resumed",
+            lambda value: "resume" in value and _resume(value).get("stop_after") is None,
+            minimum={"explore": 0.007}),
+    # The interrupted trial is cancelled: the default filter removes it and the resume runs it again.
+    Feature("resume removes cancelled", "a stopped job resumed with CancelledError filtered",
+            lambda value: _resume(value).get("stop_after") is not None and "CancelledError" in _filtered(value),
+            minimum={"ci": 0.016, "dev": 0.016, "explore": 0.05}),
+    # A cancelled trial kept: the finished job counts it in n_cancelled_trials.
+    Feature("resume keeps cancelled", "a stopped job resumed with CancelledError not filtered",
+            lambda value: _resume(value).get("stop_after") is not None and "CancelledError" not in _filtered(value),
+            minimum={"explore": 0.012}),
+    # An errored trial removed by its type, and run again.
+    Feature("resume filters an error", "the resume filters an exception type other than CancelledError",
+            lambda value: "resume" in value and any(name != "CancelledError" for name in _filtered(value)),
+            minimum={"ci": 0.0013, "explore": 0.02}),
+    # An errored trial kept by the default filter.
+    Feature("resume keeps an error", "a resumed job with a raising stage, the default filter",
+            lambda value: "resume" in value and _filtered(value) == ["CancelledError"] and any(
+                o.get("raises") not in (None, "CancelledError") for o in _outcomes(value)),
+            minimum={"explore": 0.02}),
+    # A trial folder left without result.json: the job removes it and runs the trial again.
+    Feature("resume without a trial result", "an earlier trial's result.json removed before the resume",
+            lambda value: None in _replaced(value),
+            minimum={"explore": 0.012}),
+    # A trial result.json harbor cannot read: not JSON, or JSON it refuses.
+    Feature("resume with an unreadable trial result", "an earlier trial's result.json replaced",
+            lambda value: any(data is not None for data in _replaced(value)),
+            minimum={"explore": 0.008}),
+    # harbor writes a NaN or infinite reward as null and cannot read it back.
+    Feature("resume after a non-finite reward", "a resumed job with a NaN or infinite reward file",
+            lambda value: "resume" in value and any_reward_file(_outcomes(value), non_finite),
+            minimum={"explore": 0.006}),
+    # The job's own result.json removed (n_retries starts again, a new id) or unreadable.
+    Feature("resume with the job's result altered", "the job's result.json removed or replaced before the resume",
+            lambda value: _resume(value).get("job_result") is not None,
+            minimum={"explore": 0.014}),
+    # Retries before and after the stop: n_retries carried over.
+    Feature("resume with retries", "a resumed job with a retry policy",
+            lambda value: "resume" in value and (value.get("retry") or {}).get("max_retries", 0) > 0,
+            minimum={"explore": 0.017}),
 )

@@ -8,8 +8,9 @@ oracle folder's scripted sandbox ``harbor_job``), loaded by path by
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -109,8 +110,10 @@ class JobResultSurface:
 
     @staticmethod
     async def _run_job(config: JobConfig, with_retries: bool = False) -> dict[str, Any]:
+        from harbor.job import Job
+
         writes: list[bytes] = []  # each result.json the job writes, as written
-        job = await _observed_job_class(writes).create(config)
+        job = await Job.create(config)
         # Each trial's name, in the order the trials start (a retry starts its trial again).
         started: dict[str, None] = {}
 
@@ -122,7 +125,8 @@ class JobResultSurface:
         assert task is not None
         harbor_job.script_of(config.environment.kwargs["script"]).interrupt = task.cancel
         try:
-            result = await job.run()
+            with _observing_writes(writes):
+                result = await job.run()
             finished = [trial.trial_name for trial in result.trial_results]
         except asyncio.CancelledError:
             # A cancelled trial makes Job.run raise once every trial left has run, or at once when the
@@ -131,38 +135,79 @@ class JobResultSurface:
             if task.cancelling():
                 task.uncancel()
             finished = list(started)
-        job_dir = config.jobs_dir / config.job_name
         names = {name: f"trial-{i}" for i, name in enumerate(finished)}
-        written = json.loads((job_dir / "result.json").read_bytes(), object_pairs_hook=_KeepDuplicates(names))
-        trials = []
-        for trial_name in finished:
-            on_disk = json.loads((job_dir / trial_name / "result.json").read_bytes(),
-                                 object_pairs_hook=_KeepDuplicates(names))
-            info = on_disk.get("exception_info")
-            trials.append({
-                "trial": names[trial_name],
-                "task_name": on_disk["task_name"],
-                "source": on_disk.get("source"),
-                "agent": on_disk["agent_info"]["name"],
-                "verifier_result": on_disk.get("verifier_result"),
-                "exception_type": None if info is None else info["exception_type"],
-            })
-        stats = written["stats"]
-        counts = ("n_completed_trials", "n_errored_trials", "n_cancelled_trials",
-                  *(("n_retries",) if with_retries else ()))
-        return {
-            "n_total_trials": written["n_total_trials"],
-            "stats": {
-                **{count: stats[count] for count in counts},
-                "evals": _evals(stats),
-            },
-            "trials": trials,
-            "snapshots": [_snapshot(json.loads(data, object_pairs_hook=_KeepDuplicates(names)))
-                          for data in writes],
-        }
+        return _written(config.jobs_dir / config.job_name, finished, names, with_retries, writes)
+
+    @staticmethod
+    async def _run_resumed(config: JobConfig, resume: dict[str, Any], with_retries: bool) -> dict[str, Any]:
+        """Run the job until ``stop_after``, alter its folder, resume it with ``harbor jobs resume``.
+
+        The resume is harbor's CLI command itself (``harbor.cli.jobs.resume``),
+        so which trials its filter removes is harbor's doing. It runs the job
+        under its own ``asyncio.run``, which cannot start inside the loop
+        running this coroutine: it runs in a thread of its own.
+        """
+        from harbor.cli.jobs import resume as harbor_resume
+        from harbor.job import Job
+
+        script = harbor_job.script_of(config.environment.kwargs["script"])
+        job = await Job.create(config)
+        started: dict[str, None] = {}
+
+        async def on_start(event: TrialHookEvent) -> None:
+            started.setdefault(event.config.trial_name, None)
+
+        job.on_trial_started(on_start)
+        task = asyncio.current_task()
+        assert task is not None
+        script.interrupt, script.stop_after = task.cancel, resume.get("stop_after")
+        try:
+            await job.run()
+        except asyncio.CancelledError:  # stopped part-way, or a trial cancelled: the folder is resumed all the same
+            if task.cancelling():
+                task.uncancel()
+        script.interrupt, script.stop_after = None, None
+        earlier = list(started)
+        job_dir = config.jobs_dir / config.job_name
+        for change in resume.get("trial_results") or []:
+            _change_file(job_dir / earlier[change["trial"]] / "result.json", change.get("replace"))
+        if resume.get("job_result") is not None:
+            _change_file(job_dir / "result.json", resume["job_result"].get("replace"))
+
+        writes: list[bytes] = []  # each result.json the resumed job writes, as written
+
+        def resume_job() -> BaseException | None:
+            try:
+                with _listed_in_order(job_dir, earlier), _observing_writes(writes):
+                    harbor_resume(job_path=job_dir, filter_error_types=resume.get("filter_error_types",
+                                                                                  ["CancelledError"]))
+            except BaseException as error:  # a CancelledError too: it is the resumed job's, not this task's
+                return error
+            return None
+
+        error = await asyncio.to_thread(resume_job)
+        if error is not None and not isinstance(error, asyncio.CancelledError):
+            raise error
+        # From 0.16.0 on, harbor skips a trial folder whose result.json it cannot read, and runs the trial
+        # again: kept is what the resumed job counts, which its own TrialResult decides.
+        kept = [name for name in earlier if (job_dir / name).is_dir() and _reads_back(job_dir / name / "result.json")]
+        # The resumed run's trials, in the order they started (one at a time: a trial's last run
+        # starts before the next trial's first).
+        ran = sorted((path.name for path in job_dir.iterdir() if path.is_dir() and path.name not in started
+                      and (path / "result.json").is_file()),
+                     key=lambda name: json.loads((job_dir / name / "result.json").read_bytes())["started_at"])
+        names = {name: f"trial-{i}" for i, name in enumerate([*earlier, *ran])}
+        done = _written(job_dir, [*kept, *ran], names, with_retries, writes)
+        return {**done, "resumed": {"ran": [names[n] for n in ran], "kept": [names[n] for n in kept],
+                                    "removed": [names[n] for n in earlier if not (job_dir / n).is_dir()]}}
 
     def __call__(self, request: dict[str, Any]) -> dict[str, Any]:
         with_retries = request.get("retry") is not None
+        resume = request.get("resume")
+        if resume is not None:
+            return self.runner.run(lambda folder, env: self._config(request, folder, env),
+                                   lambda folder: self._script(request, folder),
+                                   lambda config: self._run_resumed(config, resume, with_retries))
         return self.runner.run(lambda folder, env: self._config(request, folder, env),
                                lambda folder: self._script(request, folder),
                                lambda config: self._run_job(config, with_retries))
@@ -222,8 +267,9 @@ def _snapshot(written: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _observed_job_class(writes: list[bytes]) -> type[Job]:
-    """harbor's Job, each result.json it writes read back and added to ``writes``.
+@contextlib.contextmanager
+def _observing_writes(writes: list[bytes]) -> Iterator[None]:
+    """While it lasts, each result.json a harbor Job writes is read back and added to ``writes``.
 
     Observing only: every write of the job's result.json, at its start, when
     a trial starts, ends or has its cancellation requested, and at its end,
@@ -231,17 +277,99 @@ def _observed_job_class(writes: list[bytes]) -> type[Job]:
     serves (the hooks' writes run it in a worker thread, through
     ``_write_job_result_async``). Reading the file back right after, in the
     same call, sees each write whole and in order, whatever harbor puts in
-    it; harbor's own method still does the writing. ``Job.create`` is a
-    classmethod that builds ``cls``, so the job is made as harbor makes it.
+    it; harbor's own method still does the writing. The method is wrapped on
+    the class, not a subclass, so a job that harbor's own command creates (a
+    resume) is observed too; the oracle runs one input at a time.
     """
     from harbor.job import Job
 
-    class ObservedJob(Job):
-        def _write_job_result(self, *, exclude_trial_results: bool = False) -> None:
-            super()._write_job_result(exclude_trial_results=exclude_trial_results)
-            writes.append(self._job_result_path.read_bytes())
+    write = Job._write_job_result
 
-    return ObservedJob
+    def observed(self: Job, *, exclude_trial_results: bool = False) -> None:
+        write(self, exclude_trial_results=exclude_trial_results)
+        writes.append(self._job_result_path.read_bytes())
+
+    Job._write_job_result = observed  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Job._write_job_result = write  # type: ignore[method-assign]
+
+
+def _written(job_dir: Path, trial_names: list[str], names: dict[str, str], with_retries: bool,
+             writes: list[bytes]) -> dict[str, Any]:
+    """The scoring part of the job's result.json and of the named trials' own, and each of ``writes`` (the
+    job's result.json as written while it ran), trial names as ``names`` has them."""
+    written = json.loads((job_dir / "result.json").read_bytes(), object_pairs_hook=_KeepDuplicates(names))
+    trials = []
+    for trial_name in trial_names:
+        on_disk = json.loads((job_dir / trial_name / "result.json").read_bytes(),
+                             object_pairs_hook=_KeepDuplicates(names))
+        info = on_disk.get("exception_info")
+        trials.append({
+            "trial": names[trial_name],
+            "task_name": on_disk["task_name"],
+            "source": on_disk.get("source"),
+            "agent": on_disk["agent_info"]["name"],
+            "verifier_result": on_disk.get("verifier_result"),
+            "exception_type": None if info is None else info["exception_type"],
+        })
+    stats = written["stats"]
+    counts = ("n_completed_trials", "n_errored_trials", "n_cancelled_trials",
+              *(("n_retries",) if with_retries else ()))
+    return {
+        "n_total_trials": written["n_total_trials"],
+        "stats": {
+            **{count: stats[count] for count in counts},
+            "evals": _evals(stats),
+        },
+        "trials": trials,
+        "snapshots": [_snapshot(json.loads(data, object_pairs_hook=_KeepDuplicates(names))) for data in writes],
+    }
+
+
+def _reads_back(path: Path) -> bool:
+    """Whether harbor's TrialResult reads the trial result.json at ``path``."""
+    from harbor.models.trial.result import TrialResult
+
+    try:
+        TrialResult.model_validate_json(path.read_bytes())
+    except (OSError, ValueError):  # pydantic's ValidationError is a ValueError
+        return False
+    return True
+
+
+def _change_file(path: Path, replace: bytes | None) -> None:
+    """A result.json replaced by ``replace``, or removed (None)."""
+    if replace is None:
+        path.unlink(missing_ok=True)
+    else:
+        path.write_bytes(replace)
+
+
+@contextlib.contextmanager
+def _listed_in_order(job_dir: Path, order: list[str]) -> Iterator[None]:
+    """While inside, ``job_dir`` lists its earlier trials' folders in the order they started, then the rest by name.
+
+    harbor reads an existing job's trials in the order the folder lists them
+    (``Path.iterdir``), which the file system decides and which differs from
+    one run to the next; it orders the stats a resumed job writes (reward
+    buckets and their names, the sums of metrics). A fixed order, one a file
+    system may well give, makes the oracle's answer one thing.
+    """
+    original = Path.iterdir
+    rank = {name: i for i, name in enumerate(order)}
+
+    def iterdir(self: Path) -> Iterator[Path]:
+        if self != job_dir:
+            return original(self)
+        return iter(sorted(original(self), key=lambda path: (rank.get(path.name, len(rank)), path.name)))
+
+    Path.iterdir = iterdir  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Path.iterdir = original  # type: ignore[method-assign]
 
 
 class _KeepDuplicates:

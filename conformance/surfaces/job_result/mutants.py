@@ -59,4 +59,23 @@ MUTANTS = [
        "metrics = self.table.setdefault(final_metrics_name(key, dataset), [])",
        "the live metrics looked up as the final pass does (the name after the evals key's last '__'), "
        "not by the trial's dataset"),
+    # Resume (``harbor jobs resume``).
+    _m("resume-cancelled-kept", 'filtered = set(settings.get("filter_error_types", [CANCELLED]))',
+       'filtered = set(settings.get("filter_error_types", []))',
+       "a resume without --filter-error-type keeps the cancelled trials, where harbor's default removes them"),
+    _m("resume-n-retries-reset", 'job.n_retries = earlier.n_retries if job_file == "ok" else 0',
+       "job.n_retries = 0", "a resumed job counts n_retries from 0, not from the earlier result.json's"),
+    _m("resume-kept-rewards-not-live", 'job.live_rewards.setdefault(run["key"], {})[run["trial"]] = run["rewards"]',
+       'job.live_rewards.setdefault(run["key"], {})',
+       "the kept trials' rewards left out of the running metrics a resumed job refreshes after each trial"),
+    _m("resume-removed-result-kept",
+       'files[f"trial-{change[\'trial\']}"] = "missing" if change.get("replace") is None else "unreadable"',
+       'files[f"trial-{change[\'trial\']}"] = "ok" if change.get("replace") is None else "unreadable"',
+       "a trial folder without result.json kept on a resume, where harbor removes it and runs the trial again"),
+    _m("resume-interrupted-takes-no-outcome", "outcome = self._outcome(trial)\n        if stopped:",
+       "outcome = {} if stopped else self._outcome(trial)\n        if stopped:",
+       "the trial interrupted by the stop takes up no outcome, so the resumed run's trials take theirs one early"),
+    _m("resume-nan-reward-read-back", "return any(isinstance(value, float) and not math.isfinite(value)",
+       "return any(isinstance(value, float) and math.isinf(value)",
+       "a NaN reward, written as null, read back on a resume as if harbor could"),
 ]

@@ -50,6 +50,22 @@ What harbor does, written from its observed behaviour:
   (the live stats and metrics), and at the end (the final stats, with
   ``finished_at``). Pending is total less completed less running
   (cases/job.result/snapshots.yaml names each write).
+* Resume (``resume``): the job runs first until ``stop_after`` trials have
+  started (the next one is cancelled in its agent stage, taking up an
+  outcome), then its folder is altered and ``harbor jobs resume`` runs. A
+  result.json harbor cannot read (replaced, or a trial's whose NaN or
+  infinite reward was written as null) fails the resume with a
+  ValidationError; a trial folder without one is removed, so is a trial whose
+  exception type the filter names. The planned trials are matched to the kept
+  ones by task and agent (a trial's name and attempt are no part of its
+  config), so each task and agent's last slots are the ones run again, in the
+  job's order, taking the outcomes the earlier run left. The resumed job
+  starts from the kept trials' stats, rewards and cancellations, and the
+  earlier ``n_retries`` (0 when the job's result.json is gone); its final
+  pass counts the kept trials, in the order they started, then the new ones.
+  Once the job has finished, the command prints a table per evals key, and
+  a key that splits on "__" into neither two nor three parts (a "__" in a
+  name) ends it with a ValueError.
 """
 
 from __future__ import annotations
@@ -59,6 +75,7 @@ from collections.abc import Callable
 from typing import Any, overload
 
 from conformance.kit.candidate import distinct_keys, working_folder
+from conformance.reference.pydantic_float import ValidationError
 from conformance.surfaces.metric_compute.reference import metric_from_config, validate_config
 from conformance.surfaces.pass_at_k import reference as pass_at_k
 from conformance.surfaces.reward_parse import reference as reward_files
@@ -116,6 +133,7 @@ def plan(request: dict[str, Any]) -> list[dict[str, Any]]:
                         "trial": f"trial-{len(trials)}", "task_name": task["name"],
                         "source": source if g else task.get("source"),
                         "agent": agent["name"], "model": model_name(agent.get("model")),
+                        "model_config": agent.get("model"),
                         "task": (g, t), "outcomes": task.get("trials") or [],
                     })
     return trials
@@ -244,7 +262,7 @@ class JobFailed(Exception):
 
 def compute(request: dict[str, Any]) -> dict[str, Any]:
     try:
-        done = run(request)
+        done = run(request) if request.get("resume") is None else resume(request)
     except JobFailed as failed:
         raise failed.error from None
     if request.get("retry") is None:
@@ -288,7 +306,8 @@ def _cancels(outcome: dict[str, Any]) -> bool:
 class _Job:
     """One job as harbor runs it: each trial's runs and the hooks around them, and what is written."""
 
-    def __init__(self, request: dict[str, Any]) -> None:
+    def __init__(self, request: dict[str, Any], stop_after: int | None = None) -> None:
+        self.stop_after = stop_after  # the trial that starts after this many is interrupted
         self.table = resolve_metrics(request)
         self.trials = plan(request)
         self.max_retries, self.retried = _retry_policy(request.get("retry"))
@@ -302,6 +321,8 @@ class _Job:
         self.progressed: set[str] = set()
         self.next_outcome: dict[tuple[int, int], int] = {}
         self.snapshots: list[dict[str, Any]] = []  # every result.json written, as a live viewer reads it
+        self.kept: list[dict[str, Any]] = []  # a resumed job's earlier trials
+        self.last: list[dict[str, Any]] = []  # each trial's last run, in the order they started
         self.written = self._write()  # Job.run writes result.json before the first trial
 
     def _write(self) -> dict[str, Any]:
@@ -358,10 +379,12 @@ class _Job:
         except Exception as error:
             raise self._failed(error) from None
 
-    def _run(self, trial: dict[str, Any]) -> dict[str, Any]:
-        """One run of a trial: its outcome, the hooks around it."""
+    def _run(self, trial: dict[str, Any], stopped: bool = False) -> dict[str, Any]:
+        """One run of a trial: its outcome (taken up, then interrupted in its agent stage when ``stopped``), hooks."""
         self._start(trial["trial"])
         outcome = self._outcome(trial)
+        if stopped:
+            outcome = {"raises": INTERRUPT, "raises_in": "agent"}
         run = {**trial, "dataset": trial["source"] or "adhoc"}
         run["key"] = pass_at_k.evals_key(trial["agent"], trial["model"], run["dataset"])
         if _cancels(outcome):
@@ -376,10 +399,10 @@ class _Job:
         return run
 
     def run(self) -> dict[str, Any]:
-        last: list[dict[str, Any]] = []
-        for trial in self.trials:
+        last = self.last
+        for index, trial in enumerate(self.trials):
             for attempt in range(self.max_retries + 1):
-                run = self._run(trial)
+                run = self._run(trial, stopped=attempt == 0 and index == self.stop_after)
                 if run["exception_type"] is None or run["exception_type"] == CANCELLED:
                     break
                 if attempt == self.max_retries or not self.retried(run["exception_type"]):
@@ -389,8 +412,8 @@ class _Job:
                 break  # the job is cancelled: no trial starts after this one
         if any(run["exception_type"] == CANCELLED for run in last):
             # Job.run raises CancelledError: what is left is result.json as last written.
-            return {**self.written, "trials": _trials(last), "snapshots": self.snapshots}
-        return self._final(last)
+            return {**self.written, "trials": _trials(self.kept + last), "snapshots": self.snapshots}
+        return self._final(self.kept + last)
 
     def _final(self, runs: list[dict[str, Any]]) -> dict[str, Any]:
         stats = Stats()
@@ -417,7 +440,70 @@ def _trials(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [_json({field: run[field] for field in fields}) for run in runs]
 
 
-def run(request: dict[str, Any]) -> dict[str, Any]:
+def _unreadable(run: dict[str, Any]) -> bool:
+    """Whether a trial's own result.json fails to read back: a NaN or infinite reward is written as null."""
+    rewards = run["rewards"] or {}
+    return any(isinstance(value, float) and not math.isfinite(value) for value in rewards.values())
+
+
+def _slot(trial: dict[str, Any]) -> tuple[Any, ...]:
+    """What a planned trial config is compared by: its task and its agent (not its name nor attempt)."""
+    return trial["task"], trial["agent"], trial["model_config"]
+
+
+def resume(request: dict[str, Any]) -> dict[str, Any]:
+    """The job run until ``stop_after``, its folder altered, then resumed as ``harbor jobs resume`` does."""
+    settings = request["resume"]
+    validate(request)
+    earlier = _Job(request, stop_after=settings.get("stop_after"))
+    try:
+        earlier.run()
+    except JobFailed as failed:
+        raise failed.error from None
+    # What each earlier trial's folder holds: its result.json ("ok"), one harbor cannot read, or none.
+    files = {run["trial"]: "unreadable" if _unreadable(run) else "ok" for run in earlier.last}
+    for change in settings.get("trial_results") or []:
+        files[f"trial-{change['trial']}"] = "missing" if change.get("replace") is None else "unreadable"
+    job_file = "ok" if settings.get("job_result") is None else (
+        "missing" if settings["job_result"].get("replace") is None else "unreadable")
+    if job_file == "unreadable" or "unreadable" in files.values():
+        raise ValidationError("a result.json of the job folder does not validate")
+    filtered = set(settings.get("filter_error_types", [CANCELLED]))
+    kept = [run for run in earlier.last if files[run["trial"]] == "ok" and run["exception_type"] not in filtered]
+    job = _Job(request)
+    job.kept = kept
+    job.n_retries = earlier.n_retries if job_file == "ok" else 0
+    job.next_outcome = dict(earlier.next_outcome)
+    for run in kept:
+        job.stats.add(run)
+        job.live_rewards.setdefault(run["key"], {})[run["trial"]] = run["rewards"]
+        job.previous[run["trial"]] = run
+        if run["exception_type"] == CANCELLED:
+            job.cancelled.add(run["trial"])
+    # Each planned trial takes an earlier one of the same task and agent while any is left.
+    left = [_slot(run) for run in kept]
+    remaining: list[dict[str, Any]] = []
+    for trial in job.trials:
+        if _slot(trial) in left:
+            left.remove(_slot(trial))
+        else:
+            remaining.append({**trial, "trial": f"trial-{len(earlier.last) + len(remaining)}"})
+    job.trials = remaining
+    job.written = job._write()
+    done = job.run()
+    if not any(run["exception_type"] == CANCELLED for run in job.last):
+        # The command then prints a table per evals key, its title split from the key as agent__model__dataset
+        # or agent__dataset: a key of any other number of parts ends the command with a ValueError.
+        for key in done["stats"]["evals"]:
+            if len(key.split("__")) not in (2, 3):
+                raise ValueError(f"too many values to unpack (expected 2): evals key {key!r}")
+    kept_names = [run["trial"] for run in kept]
+    return {**done, "resumed": {"ran": [run["trial"] for run in job.last], "kept": kept_names,
+                                "removed": [run["trial"] for run in earlier.last if run["trial"] not in kept_names]}}
+
+
+def validate(request: dict[str, Any]) -> None:
+    """What harbor refuses before any trial runs: a metric's config, a job with no task."""
     # harbor's order: the job's config, the registry (with its metric lists), the task list, the metrics.
     for config in [
         *(request.get("metrics") or []),
@@ -426,6 +512,10 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
         validate_config(config)
     if not request.get("tasks") and not any(d.get("tasks") for d in request.get("datasets") or []):
         raise ValueError("Either datasets or tasks must be provided.")
+
+
+def run(request: dict[str, Any]) -> dict[str, Any]:
+    validate(request)
     return _Job(request).run()
 
 

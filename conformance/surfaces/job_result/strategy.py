@@ -13,7 +13,11 @@ cancels: its stage raises CancelledError, or the job is interrupted there.
 One job in four has a retry policy (which exceptions it retries, up to two
 more runs); its tasks list more outcomes, raising ones more often, so that
 retries take the next ones. A uv-script metric appears one time in twenty:
-it runs after every trial, on both sides.
+it runs after every trial, on both sides. One job in five is resumed:
+stopped part-way (or finished), its earlier trials of each kind made or
+altered (cancelled and removed or kept, errored and kept or removed by its
+type, a result.json removed, not JSON or refused, a NaN reward written as
+null, the job's result.json removed or not JSON), then resumed.
 """
 
 from __future__ import annotations
@@ -104,6 +108,14 @@ INVALID_METRICS: st.SearchStrategy[dict[str, Any]] = st.sampled_from(
     [{"type": "median"}, {"type": "max", "kwargs": {"k": 1}}, {}])
 
 
+# A resumed job is stopped by resume.stop_after, not by an outcome: its trials cancel only by raising CancelledError,
+# and a non-finite reward (which fails the resume) comes only from the kind of earlier trial drawn for it.
+_RESUMED_KINDS = ["binary", "binary", "binary", "binary", "good", "raising", "raising", "planted", "cancelling"]
+resumed_outcome = st.sampled_from(_RESUMED_KINDS).flatmap(
+    lambda kind: cancelling.map(lambda o: {**o, "raises": "CancelledError"}) if kind == "cancelling"
+    else OUTCOME_KINDS[kind])
+
+
 def _tasks(draw: st.DrawFn, n_trials: int, *, adhoc: bool = False, outcomes: st.SearchStrategy = outcome) -> list:
     # Distinct names drawn first: a unique_by filter would print the (large) outcome strategy on each retry.
     names = draw(st.lists(TASK_NAMES, max_size=3, unique=True))
@@ -116,7 +128,8 @@ def _tasks(draw: st.DrawFn, n_trials: int, *, adhoc: bool = False, outcomes: st.
 
 
 @st.composite
-def builtin_jobs(draw: st.DrawFn, adhoc_sources: bool = True, invalid_metric: bool = False) -> dict:
+def builtin_jobs(draw: st.DrawFn, adhoc_sources: bool = True, invalid_metric: bool = False,
+                 resumed: bool = False) -> dict:
     agents = draw(st.lists(st.builds(lambda n, m: {"name": n, **({"model": m} if m is not None else {})},
                                      AGENT_NAMES, MODELS), min_size=1, max_size=2))
     n_attempts = draw(st.integers(1, 3))
@@ -124,6 +137,8 @@ def builtin_jobs(draw: st.DrawFn, adhoc_sources: bool = True, invalid_metric: bo
     # A task's outcomes are its runs: with retries, up to (1 + max_retries) per trial.
     n_trials = n_attempts * len(agents) * (1 + (retry["max_retries"] if retry else 0))
     outcomes = retry_outcome if retry else outcome
+    if resumed:  # the earlier run and the resumed one both take outcomes
+        n_trials, outcomes = 2 * n_trials, resumed_outcome
     datasets = [{"name": name, "metrics": draw(metrics), "tasks": _tasks(draw, n_trials, outcomes=outcomes)}
                 for name in draw(st.lists(DATASET_NAMES, max_size=2, unique=True))]
     job_metrics: list[dict[str, Any]] = draw(metrics)
@@ -171,6 +186,53 @@ retried_then_cancelled = st.builds(
     st.sampled_from([[{"name": "nop"}], [{"name": "a"}, {"name": "b", "model": "p/m"}]]),
 )
 
+# What a resume meets, drawn apart so that one resumed job meets several: how the earlier run ended, the
+# filter, what becomes of one earlier trial's result.json and of the job's. A file harbor cannot read fails the
+# whole resume (a ValidationError): those kinds are drawn less often than the ones the resume goes through.
+STOPS = ["stopped"] * 5 + ["finished"]
+FILTERS = {"default": None, "none": [], "not-cancelled": ["RuntimeError"],
+           "an-error": ["CancelledError", "RuntimeError"], "errors-only": ["AgentTimeoutError", "RuntimeError"],
+           "reward-file": ["CancelledError", "RewardFileNotFoundError"]}
+_FILTER_DRAWS = ["default"] * 4 + ["none", "not-cancelled", "an-error", "an-error", "errors-only", "reward-file"]
+TRIAL_FILES = ["kept"] * 7 + ["removed"] * 3 + ["invalid-json", "refused"]
+JOB_FILES = ["kept"] * 8 + ["removed", "removed", "invalid"]
+FIRST_OUTCOMES = ["as-drawn"] * 7 + ["errored", "errored", "nan-as-null", "nan-as-null"]
+REFUSED = st.sampled_from([b'{"task_name": "a"}', b"{}", b"[]", b"null", b'{"reward": 1}'])
+INVALID_JOB_RESULTS = st.sampled_from([b"", b"{", b'{"n_total_trials": 1}'])
+
+
+@st.composite
+def resumed_jobs(draw: st.DrawFn) -> dict:
+    """A job stopped part-way (or finished), earlier trials of each kind made or altered, then resumed."""
+    job = draw(builtin_jobs(adhoc_sources=False, resumed=True))
+    groups = [job["tasks"], *(d["tasks"] for d in job["datasets"])]
+    n_trials = job["n_attempts"] * len(job["agents"]) * sum(len(tasks) for tasks in groups)
+    stop_after = None if draw(st.sampled_from(STOPS)) == "finished" else draw(st.integers(0, n_trials - 1))
+    started = n_trials if stop_after is None else stop_after + 1
+    resume: dict[str, Any] = {} if stop_after is None else {"stop_after": stop_after}
+    filtered = FILTERS[draw(st.sampled_from(_FILTER_DRAWS))]
+    if filtered is not None:
+        resume["filter_error_types"] = filtered
+    trial_file = draw(st.sampled_from(TRIAL_FILES))
+    if trial_file != "kept":
+        data = {"removed": None, "invalid-json": b"{"}.get(trial_file) if trial_file != "refused" else draw(REFUSED)
+        resume["trial_results"] = [{"trial": draw(st.integers(0, started - 1)),
+                                    **({"replace": data} if data is not None else {})}]
+    job_file = draw(st.sampled_from(JOB_FILES))
+    if job_file != "kept":
+        resume["job_result"] = {"replace": draw(INVALID_JOB_RESULTS)} if job_file == "invalid" else {}
+    # The job's first trial takes its first task's first outcome: an error the filter may name, or a reward
+    # harbor writes as null.
+    first_outcome = draw(st.sampled_from(FIRST_OUTCOMES))
+    if first_outcome != "as-drawn":
+        first = next(tasks for tasks in groups if tasks)[0]
+        made = ({"raises": "RuntimeError", "raises_in": draw(st.sampled_from(STAGES))} if first_outcome == "errored"
+                else draw(st.sampled_from([{"reward_txt": b"nan"}, {"reward_json": b'{"reward": NaN}'},
+                                           {"reward_txt": b"inf"}])))
+        first["trials"] = [made, *first["trials"]][:max(len(first["trials"]), 1)]
+    return {**job, "resume": resume}
+
+
 # one_of weighs distinct branches alike: a uv-script job one time in twenty, a retried then cancelled one
 # one time in twenty, a job with an invalid metric one time in twenty.
 builtin_job_inputs = builtin_jobs()
@@ -182,5 +244,9 @@ invalid_metric_jobs = builtin_jobs(invalid_metric=True)
 jobs_without_own_sources = st.sampled_from(range(20)).flatmap(
     lambda i: builtin_jobs(adhoc_sources=False, invalid_metric=i == 19))
 uv_script_jobs = st.deferred(_uv_script_jobs)  # one strategy, built on its first draw
+resumed_job_inputs = resumed_jobs()
+# Four in twenty resumed.
 job_inputs = st.sampled_from(range(20)).flatmap(
-    lambda i: {19: uv_script_jobs, 18: retried_then_cancelled, 17: invalid_metric_jobs}.get(i, builtin_job_inputs))
+    lambda i: {19: uv_script_jobs, 18: retried_then_cancelled, 17: invalid_metric_jobs,
+               16: resumed_job_inputs, 15: resumed_job_inputs, 14: resumed_job_inputs,
+               13: resumed_job_inputs}.get(i, builtin_job_inputs))

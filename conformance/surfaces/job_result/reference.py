@@ -489,6 +489,8 @@ def resume(request: dict[str, Any]) -> dict[str, Any]:
         else:
             remaining.append({**trial, "trial": f"trial-{len(earlier.last) + len(remaining)}"})
     job.trials = remaining
+    # The resumed run's first write holds the kept trials' stats: the blank one its making wrote is not harbor's.
+    job.snapshots.clear()
     job.written = job._write()
     done = job.run()
     if not any(run["exception_type"] == CANCELLED for run in job.last):

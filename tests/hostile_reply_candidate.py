@@ -21,7 +21,7 @@ from pathlib import Path
 
 from conformance.reference import candidate as reference
 
-DEEP = 5_000  # past the JSON reader's recursion, within the transport's 20,000 values a line
+DEEP = 5_000  # past the JSON reader's recursion, within the transport's 100,000 values a line
 
 
 def run_attack(name: str, seq: int) -> str:

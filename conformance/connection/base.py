@@ -30,10 +30,12 @@ DEFAULT_TIMEOUT = 30.0  # per request
 START_TIMEOUT = 120.0  # for the handshake: a first start may compile or load a lot
 STOP_TIMEOUT = 10.0  # from `stop` to the process's exit
 HARBOR_MIN_TIMEOUT = 120.0  # a harbor job runs real trials: never less a request
-# One reply line. A job.result output is kilobytes and a few hundred values; the caps keep what reading a line
-# costs (its bytes, its text, the objects JSON makes of it, a comparison of them) far below the harness's budget.
+# One reply line. A job.result output with its snapshots (one per result.json written: two a trial, and a few
+# more) is up to a few hundred kilobytes and some 25,000 values on the wire for the largest job its generator
+# draws (42 trials); the caps keep what reading a line costs (its bytes, its text, the objects JSON makes of it,
+# a comparison of them) far below the harness's budget.
 MAX_LINE_BYTES = 16 * 1024 * 1024
-MAX_LINE_VALUES = 20_000  # JSON values in one line (commas and brackets outside strings)
+MAX_LINE_VALUES = 100_000  # JSON values in one line (commas and brackets outside strings)
 
 
 def silent(message: str) -> None:

@@ -165,6 +165,19 @@ class TrialOutput(StrictOutput):
     exception_type: StrictStr | None
 
 
+class LiveEvalStats(StrictOutput):
+    """One evals key as a written result.json holds it while the job runs, cut to what a live viewer shows.
+
+    Its reward and exception lists are left out: they name every trial, and
+    with one snapshot per write they would grow with the square of a job's
+    trials (the final output has them whole).
+    """
+
+    n_trials: StrictInt
+    n_errors: StrictInt
+    metrics: list[dict[StrictStr, Any]]
+
+
 class SnapshotStats(StrictOutput):
     """The stats of one written result.json: every progress count, as harbor's JobStats orders them, and the evals.
 
@@ -178,7 +191,7 @@ class SnapshotStats(StrictOutput):
     n_pending_trials: StrictInt
     n_cancelled_trials: StrictInt
     n_retries: StrictInt
-    evals: dict[StrictStr, EvalStats]
+    evals: dict[StrictStr, LiveEvalStats]
 
 
 class Snapshot(StrictOutput):

@@ -249,12 +249,14 @@ class JobResultSurface:
 
 _EVAL_FIELDS = ("n_trials", "n_errors", "metrics", "pass_at_k", "reward_stats", "exception_stats")
 # A written result.json's progress counts, in the order harbor's JobStats has them.
+# A snapshot's evals: no reward or exception lists (LiveEvalStats in __init__.py says why).
+_LIVE_EVAL_FIELDS = ("n_trials", "n_errors", "metrics")
 _PROGRESS_COUNTS = ("n_completed_trials", "n_errored_trials", "n_running_trials", "n_pending_trials",
                     "n_cancelled_trials", "n_retries")
 
 
-def _evals(stats: dict[str, Any]) -> dict[str, Any]:
-    return {key: {field: ev[field] for field in _EVAL_FIELDS} for key, ev in stats["evals"].items()}
+def _evals(stats: dict[str, Any], fields: tuple[str, ...] = _EVAL_FIELDS) -> dict[str, Any]:
+    return {key: {field: ev[field] for field in fields} for key, ev in stats["evals"].items()}
 
 
 def _snapshot(written: dict[str, Any]) -> dict[str, Any]:
@@ -263,7 +265,8 @@ def _snapshot(written: dict[str, Any]) -> dict[str, Any]:
     return {
         "n_total_trials": written["n_total_trials"],
         "finished": written.get("finished_at") is not None,
-        "stats": {**{count: stats[count] for count in _PROGRESS_COUNTS}, "evals": _evals(stats)},
+        "stats": {**{count: stats[count] for count in _PROGRESS_COUNTS},
+                  "evals": _evals(stats, _LIVE_EVAL_FIELDS)},
     }
 
 

@@ -247,7 +247,10 @@ class Stats:
             "stats": {"n_completed_trials": self.n_completed, "n_errored_trials": self.n_errored,
                       "n_running_trials": n_running,
                       "n_pending_trials": max(n_total - self.n_completed - n_running, 0),
-                      "n_cancelled_trials": n_cancelled, "n_retries": n_retries, "evals": self._evals()},
+                      "n_cancelled_trials": n_cancelled, "n_retries": n_retries,
+                      # No reward or exception lists while the job runs (LiveEvalStats says why).
+                      "evals": {key: {field: stats[field] for field in ("n_trials", "n_errors", "metrics")}
+                                for key, stats in self._evals().items()}},
         })
 
 

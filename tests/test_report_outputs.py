@@ -168,7 +168,7 @@ def test_badge_for_a_failing_a_known_and_a_clean_run(mixed, tmp_path):
 
 
 EVERY_SURFACE = ["evsys.metric", "job.result", "metric.compute", "multi_step.reward", "outcome.summary",
-                 "pass_at_k", "reason.normalize", "reward.parse"]
+                 "pass_at_k", "reason.normalize", "result.load", "reward.parse"]
 
 
 @pytest.mark.parametrize(("header", "label", "message"), [
@@ -179,7 +179,7 @@ EVERY_SURFACE = ["evsys.metric", "job.result", "metric.compute", "multi_step.rew
      "cand 1.0: 1/1 cases, partial: cases reward.parse::txt-*"),
     ({"surfaces": EVERY_SURFACE, "shard": {"index": 1, "count": 3, "cases": ["reward.parse::ok"]}}, "harbor 0.13.1",
      "cand 1.0: 1/1 cases, partial: shard 1/3"),
-    ({"surfaces": EVERY_SURFACE[:5]}, "harbor 0.13.1", "cand 1.0: 1/1 cases, partial: 5/8 surfaces"),
+    ({"surfaces": EVERY_SURFACE[:5]}, "harbor 0.13.1", "cand 1.0: 1/1 cases, partial: 5/9 surfaces"),
     # No handshake: the badge says so, and shows no spec (a path on the machine that ran it).
     ({"surfaces": EVERY_SURFACE, "candidate": {"spec": "exec:/home/runner/bin/cand"}}, "harbor 0.13.1",
      "never started: 1/1 cases"),

@@ -368,7 +368,7 @@ def _listed_in_order(job_dir: Path, order: list[str]) -> Iterator[None]:
             return original(self)
         return iter(sorted(original(self), key=lambda path: (rank.get(path.name, len(rank)), path.name)))
 
-    Path.iterdir = iterdir  # type: ignore[method-assign]
+    Path.iterdir = iterdir  # type: ignore[method-assign,assignment]
     try:
         yield
     finally:

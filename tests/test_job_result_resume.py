@@ -77,3 +77,11 @@ def test_without_the_jobs_result_json_n_retries_starts_again():
                          {"name": "b", "trials": [{"reward_txt": b"1"}, {"reward_txt": b"0"}]}]}
     assert reference.answer({**retried, "resume": {"stop_after": 1}})["stats"]["n_retries"] == 1
     assert reference.answer({**retried, "resume": {"stop_after": 1, "job_result": {}}})["stats"]["n_retries"] == 0
+
+
+def test_outcome_summary_refuses_a_job_with_a_resume_it_would_not_run():
+    from conformance.surfaces.outcome_summary import OutcomeInput
+
+    with pytest.raises(ValidationError, match="resume is not read"):
+        OutcomeInput.model_validate({"job": {**TWO_TASKS, "resume": {}}})
+    OutcomeInput.model_validate({"job": TWO_TASKS})

@@ -48,4 +48,7 @@ class OutcomeInput(StrictInput):
     def _one_source(self) -> OutcomeInput:
         if self.result_json is not None and self.job is not None:
             raise ValueError("give result_json or job, not both")
+        if self.job is not None and self.job.resume is not None:
+            # The job is run once and its result.json read: a resume is job.result's to check.
+            raise ValueError("a job here runs once: resume is not read (check a resumed job with job.result)")
         return self

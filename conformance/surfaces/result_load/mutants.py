@@ -97,8 +97,8 @@ MUTANTS = [
        "    suppress_override_warnings: bool = False", "the deprecated suppress_override_warnings written out"),
     _m("config-plain-equality", _TRIAL_CONFIG_EQ, "",
        "trial configs compared field by field, not by their written form without trial_name and job_id"),
-    _m("reload-by-text", 'return "same" if again == value else "differs"',
-       'return "same" if again.model_dump_json(indent=4) == dumped else "differs"',
+    _m("reload-by-text", "return SAME if again == value else DIFFERS",
+       "return SAME if again.model_dump_json(indent=4) == dumped else DIFFERS",
        "the reload judged by the text it writes, not by the value it reads"),
     # Reading the bytes.
     _m("bom-skipped", 'return data.decode("utf-8")', 'return data.decode("utf-8-sig")',

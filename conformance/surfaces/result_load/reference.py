@@ -40,8 +40,8 @@ from typing import Any, Literal, NotRequired
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator, model_validator
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-GENERATED_ID = "<uuid4>"
-GENERATED_SUFFIX = "<shortuuid>"
+from conformance.surfaces.result_load import DIFFERS, GENERATED_ID, GENERATED_SUFFIX, SAME
+
 _SUFFIX_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _SUFFIX_LENGTH = 7
 _HOST_LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
@@ -567,7 +567,7 @@ def _reloaded(model: type[BaseModel], value: BaseModel, dumped: str) -> str:
         again = model.model_validate_json(dumped)
     except ValidationError as refused:
         return str(refused.errors()[0]["type"])
-    return "same" if again == value else "differs"
+    return SAME if again == value else DIFFERS
 
 
 def load(file: str, data: bytes) -> dict[str, Any]:

@@ -135,7 +135,7 @@ def test_failures_come_first_and_skips_are_counted_not_listed(tmp_path, corpus):
     # stderr is no terminal here: plain progress lines, each failure as it happened, skips not listed.
     log = done.stderr.splitlines()
     assert log[:2] == ["starting the candidate, tests.test_cli:one_surface_only",
-                       f"running {total} case(s) of 8 surface(s)"]
+                       f"running {total} case(s) of 9 surface(s)"]
     fails = [i for i, line in enumerate(log) if line.startswith("FAIL reward.parse::")]
     assert len(fails) == caught
     assert max(fails) < log.index(f"reward.parse: {parse} case(s) done ({caught} fail, {parse - caught} pass)")

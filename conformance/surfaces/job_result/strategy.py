@@ -193,7 +193,10 @@ STOPS = ["stopped"] * 5 + ["finished"]
 FILTERS = {"default": None, "none": [], "not-cancelled": ["RuntimeError"],
            "an-error": ["CancelledError", "RuntimeError"], "errors-only": ["AgentTimeoutError", "RuntimeError"],
            "reward-file": ["CancelledError", "RewardFileNotFoundError"]}
-_FILTER_DRAWS = ["default"] * 4 + ["none", "not-cancelled", "an-error", "an-error", "errors-only", "reward-file"]
+# "none" second: Hypothesis draws a pool's first elements most, and an empty filter is the resume command's
+# other way (it removes nothing).
+_FILTER_DRAWS = ["default", "none", "default", "default", "default", "not-cancelled", "an-error", "an-error",
+                 "errors-only", "reward-file"]
 TRIAL_FILES = ["kept"] * 7 + ["removed"] * 3 + ["invalid-json", "refused"]
 JOB_FILES = ["kept"] * 8 + ["removed", "removed", "invalid"]
 FIRST_OUTCOMES = ["as-drawn"] * 7 + ["errored", "errored", "nan-as-null", "nan-as-null"]

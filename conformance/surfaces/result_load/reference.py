@@ -40,7 +40,10 @@ from typing import Any, Literal, NotRequired
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator, model_validator
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
-from conformance.surfaces.result_load import DIFFERS, GENERATED_ID, GENERATED_SUFFIX, SAME
+# What stands for a value harbor draws at random, and the reload verdicts (as docs/protocol.md spells them).
+GENERATED_ID = "<uuid4>"
+GENERATED_SUFFIX = "<shortuuid>"
+SAME, DIFFERS = "same", "differs"
 
 _SUFFIX_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _SUFFIX_LENGTH = 7

@@ -198,7 +198,7 @@ def _print_by_run(path: Path, document: expectation_files.ExpectationFile, on: d
                   coverage: expectation_files.Coverage) -> None:
     lines = expectation_files.entry_lines(path)
     for entry in document.divergences:
-        where = f"{path}:{lines.get(entry.id, 1)}: [{entry.id}]"
+        where = f"{path}:{lines.get(entry.key, 1)}: [{entry.key}]"
         if entry.expired_on(on):
             out.print(f"{where} expired on {entry.expires} (the run is of {on})", markup=False, highlight=False)
         if not coverage.covers(entry.id):

@@ -21,7 +21,7 @@ from ruamel.yaml.tokens import CommentToken
 from ruamel.yaml.util import load_yaml_guess_indent
 
 from conformance.core.outcomes import Outcome
-from conformance.run.expectations import DATES, ExpectationError, ExpectationFile, KnownDivergence
+from conformance.run.expectations import DATES, ExpectationError, ExpectationFile, KnownDivergence, entry_key
 
 HEADER = ("# Known divergences of this candidate from the oracle, by case id: `conformance certify\n"
           "# --expectations FILE` turns them into xfail. Refresh with `conformance expectations update`.\n")
@@ -115,19 +115,19 @@ def _rewrite_entries(root: CommentedMap, previous: ExpectationFile, document: Ex
         if item[1] is not None and item[1] is not slot[3]:
             gaps[index] += _lines(item[1])
         item[1] = None
-    wanted = {e.id: e for e in document.divergences}
-    before = {e.id: e for e in previous.divergences}
+    wanted = {e.key: e for e in document.divergences}
+    before = {e.key: e for e in previous.divergences}
     kept: list[CommentedMap] = []
     kept_gaps = gaps[:1]
     for entry, after in zip(entries, gaps[1:], strict=True):
-        entry_id = str(entry["id"])
-        if entry_id in wanted:
-            _update(entry, before[entry_id], wanted[entry_id])
+        key = _written_key(entry)
+        if key in wanted:
+            _update(entry, before[key], wanted[key])
             kept.append(entry)
             kept_gaps.append(after)
         else:
             kept_gaps[-1] = _without_own_comment(kept_gaps[-1]) + after
-    for new in (e for e in document.divergences if e.id not in before):
+    for new in (e for e in document.divergences if e.key not in before):
         kept.append(_new_entry(new))
         kept_gaps.insert(-1, "")
     del entries[:]
@@ -140,6 +140,12 @@ def _rewrite_entries(root: CommentedMap, previous: ExpectationFile, document: Ex
     elif kept_gaps[0].strip():  # ``divergences: []`` can have no comment under it: above it, then
         lines = "".join(line.lstrip() if line.strip() else line for line in kept_gaps[0].splitlines(keepends=True))
         slot[1] = [*(slot[1] or []), CommentToken(lines, CommentMark(0))]
+
+
+def _written_key(entry: CommentedMap) -> str:
+    """The key of an entry as the file has it (the file was checked: its outcome and classes are sound)."""
+    return entry_key(str(entry["id"]), str(entry.get("outcome", Outcome.FAIL.value)),
+                     [str(c) for c in entry.get("classes") or []])
 
 
 def _lines(tokens: list[CommentToken] | None) -> str:
@@ -281,5 +287,8 @@ def _scalars(text: str) -> dict[tuple[str, ...], Any]:
             scalars = {k.value: v for k, v in item.value
                        if isinstance(v, ScalarNode) and v.style not in ("|", ">")}
             if "id" in scalars:
-                found.update({("divergences", scalars["id"].value, k): v for k, v in scalars.items()})
+                classes = next((v for k, v in item.value if k.value == "classes" and isinstance(v, SequenceNode)), None)
+                key = entry_key(scalars["id"].value, scalars["outcome"].value if "outcome" in scalars else "fail",
+                                [c.value for c in classes.value] if classes is not None else [])
+                found.update({("divergences", key, k): v for k, v in scalars.items()})
     return found

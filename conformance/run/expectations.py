@@ -15,6 +15,14 @@ and a link:
         last_seen: 2026-03-02
         expires: 2026-06-30
 
+An entry whose id is ``SURFACE::gen-*`` names a behaviour, not an input:
+every generated input of the surface that diverges with the entry's
+signature. Generated inputs are a sample (a fresh seed, or a candidate
+that answers a little differently, draws other inputs of the same bug), so
+such an entry is never stale and never pruned: its ``last_seen`` says when
+a run last met it, and ``expires`` ages it. A surface may have several,
+one per signature; an entry naming the input itself comes first.
+
 Applied to a run, a listed divergence seen as listed becomes ``xfail``; a
 listed case that conforms becomes ``xpass`` (the entry is out of date); a
 listed case that diverges some other way stays a ``fail`` (or whatever it
@@ -55,6 +63,8 @@ from conformance.report.model import CaseLine, ExpectedDivergence, GeneratedLine
 from conformance.run.shards import Shard
 
 SIGNATURE_OUTCOMES = tuple(sorted(DIVERGING))
+GENERATED_ANY = "gen-*"  # the slug of an entry that names every generated input of its surface
+BEHAVIOUR_PATTERN = r"^[a-z][a-z0-9_.]*::gen-\*$"
 ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 DATES = ("first_seen", "last_seen", "expires")
 
@@ -71,7 +81,9 @@ _Loader.yaml_implicit_resolvers = {
 
 class KnownDivergence(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    id: str = Field(pattern=ID_PATTERN, description="The case id (or generated input id) that diverges.")
+    id: str = Field(pattern=f"{ID_PATTERN}|{BEHAVIOUR_PATTERN}", description=(
+        "The case id (or generated input id) that diverges; `SURFACE::gen-*`: every generated input of the "
+        "surface that diverges with this entry's signature."))
     outcome: Outcome = Field(default=Outcome.FAIL,
                              description="The outcome it has: " + ", ".join(SIGNATURE_OUTCOMES) + ".")
     classes: list[str] = Field(default_factory=list, description="With outcome fail: its set of mismatch classes.")
@@ -125,12 +137,29 @@ class KnownDivergence(BaseModel):
         return self.id.split("::", 1)[0]
 
     @property
+    def behaviour(self) -> bool:
+        """Whether the entry names a behaviour of the surface's generated inputs, not one input."""
+        return self.id.endswith("::" + GENERATED_ANY)
+
+    @property
+    def key(self) -> str:
+        """What tells the entry apart in its file: its id, and for a behaviour its signature too."""
+        return entry_key(self.id, self.outcome, self.classes)
+
+    @property
     def signature(self) -> Signature:
         return Signature(self.outcome, tuple(MismatchClass(c) for c in self.classes))
 
     def expired_on(self, day: date) -> bool:
         """Whether the entry no longer applies to a run of ``day``: it applies up to its ``expires`` date."""
         return self.expires is not None and day > self.expires
+
+
+def entry_key(entry_id: str, outcome: str, classes: Iterable[str]) -> str:
+    """An entry's :attr:`KnownDivergence.key` from its parts as written (a behaviour has one per signature)."""
+    if not entry_id.endswith("::" + GENERATED_ANY):
+        return entry_id
+    return f"{entry_id} {describe(Signature(Outcome(outcome), tuple(MismatchClass(c) for c in sorted(set(classes)))))}"
 
 
 class ExpectationFile(BaseModel):
@@ -221,19 +250,28 @@ def _entry_lines(root: yaml.Node | None) -> list[tuple[int, str | None]]:
         return []
     for key, value in root.value:
         if getattr(key, "value", None) == "divergences" and isinstance(value, yaml.SequenceNode):
-            out = []
-            for item in value.value:
-                entry_id = None
-                if isinstance(item, yaml.MappingNode):
-                    entry_id = next((v.value for k, v in item.value
-                                     if getattr(k, "value", None) == "id" and isinstance(v, yaml.ScalarNode)), None)
-                out.append((item.start_mark.line + 1, entry_id))
-            return out
+            return [(item.start_mark.line + 1, _node_key(item)) for item in value.value]
     return []
 
 
+def _node_key(item: yaml.Node) -> str | None:
+    """The key of an entry as written (:func:`entry_key`), or its id alone when its signature is unreadable."""
+    if not isinstance(item, yaml.MappingNode):
+        return None
+    keys = {getattr(k, "value", None): v for k, v in item.value}
+    node = keys.get("id")
+    if not isinstance(node, yaml.ScalarNode):
+        return None
+    outcome, classes = keys.get("outcome"), keys.get("classes")
+    try:
+        return entry_key(node.value, outcome.value if isinstance(outcome, yaml.ScalarNode) else Outcome.FAIL.value,
+                         [c.value for c in classes.value] if isinstance(classes, yaml.SequenceNode) else [])
+    except (ValueError, AttributeError):  # the model names the bad outcome or class
+        return str(node.value)
+
+
 def entry_lines(path: Path) -> dict[str, int]:
-    """The line of each entry of a file ``checked`` found sound, by id."""
+    """The line of each entry of a file ``checked`` found sound, by key (:attr:`KnownDivergence.key`)."""
     root = yaml.compose(path.read_text(encoding="utf-8"), Loader=_Loader)
     return {entry_id: line for line, entry_id in _entry_lines(root) if entry_id is not None}
 
@@ -279,20 +317,28 @@ class Coverage:
 
 @dataclass
 class Expectations:
-    """A loaded file applied to the records of one run, on the run's date (``on``: entries expire by it)."""
+    """A loaded file applied to the records of one run, on the run's date (``on``: entries expire by it).
+
+    ``entries`` are those naming a case or an input, by id; ``behaviours`` those naming every generated input of a
+    surface with a signature (``SURFACE::gen-*``), consulted for a generated input no entry names.
+    """
 
     path: Path
     entries: dict[str, KnownDivergence]
     on: date | None = None
     seen: set[str] = field(default_factory=set)
+    behaviours: list[KnownDivergence] = field(default_factory=list)
+    met_expired: set[str] = field(default_factory=set)  # keys of behaviours a run met after they expired
 
     @classmethod
     def from_file(cls, path: Path, on: date | None = None) -> Expectations:
-        return cls(path, {e.id: e for e in load(path).divergences}, on)
+        divergences = load(path).divergences
+        return cls(path, {e.id: e for e in divergences if not e.behaviour}, on,
+                   behaviours=[e for e in divergences if e.behaviour])
 
     def dated(self, on: date) -> Expectations:
         """The file as it applies to a run of ``on`` (nothing applied yet)."""
-        return dataclasses.replace(self, on=on, seen=set())
+        return dataclasses.replace(self, on=on, seen=set(), met_expired=set())
 
     def _applies(self, entry: KnownDivergence) -> bool:
         return self.on is None or not entry.expired_on(self.on)
@@ -301,23 +347,38 @@ class Expectations:
         """The record as the file has it: a new line where an entry names it (the record itself otherwise)."""
         entry = self.entries.get(record.id)
         if entry is None:
-            return record
+            return self._as_behaviour(record)
         self.seen.add(record.id)
         got = record.signature
         if not self._applies(entry):
             if got is None:
                 return record
-            note = f"known divergence in {self.path.name} expired on {entry.expires}: it counts as new"
-            return record.amended(detail=f"{note}\n{record.detail}" if record.detail else note)
+            return self._expired(record, entry)
         if got is None:
             return record.amended(
                 outcome=Outcome.XPASS,
                 detail=(f"listed in {self.path.name} as a known divergence ({describe(entry.signature)}: "
                         f"{entry.reason}), but conforms: the entry is out of date"))
         if got == entry.signature:
-            return record.amended(outcome=Outcome.XFAIL, expected_divergence=ExpectedDivergence(
-                outcome=entry.outcome, classes=entry.signature.classes, reason=entry.reason, link=entry.link))
+            return _expected(record, entry)
         note = f"known divergence in {self.path.name} is {describe(entry.signature)}, this one is {describe(got)}"
+        return record.amended(detail=f"{note}\n{record.detail}" if record.detail else note)
+
+    def _as_behaviour(self, record: CaseLine) -> CaseLine:
+        """A generated input no entry names, as a behaviour entry of its surface and signature has it."""
+        got = record.signature
+        if not record.generated or got is None:
+            return record
+        entry = next((b for b in self.behaviours if b.surface == record.surface and b.signature == got), None)
+        if entry is None:
+            return record
+        if not self._applies(entry):
+            self.met_expired.add(entry.key)
+            return self._expired(record, entry)
+        return _expected(record, entry)
+
+    def _expired(self, record: CaseLine, entry: KnownDivergence) -> CaseLine:
+        note = f"known divergence in {self.path.name} expired on {entry.expires}: it counts as new"
         return record.amended(detail=f"{note}\n{record.detail}" if record.detail else note)
 
     def stale(self, coverage: Coverage) -> list[str]:
@@ -325,14 +386,22 @@ class Expectations:
         return sorted(i for i in self.entries if i not in self.seen and coverage.covers(i))
 
     def expired(self, ids: Iterable[str]) -> list[str]:
-        """The entries naming one of ``ids`` (the run's cases and findings) that no longer apply on its date."""
-        return sorted({i for i in ids if i in self.entries and not self._applies(self.entries[i])})
+        """The entries naming one of ``ids`` (the run's cases and findings) that no longer apply on its date, and
+        the behaviours (by key) a finding of the run met after they expired."""
+        named = {i for i in ids if i in self.entries and not self._applies(self.entries[i])}
+        return sorted(named | self.met_expired)
+
+
+def _expected(record: CaseLine, entry: KnownDivergence) -> CaseLine:
+    return record.amended(outcome=Outcome.XFAIL, expected_divergence=ExpectedDivergence(
+        outcome=entry.outcome, classes=entry.signature.classes, reason=entry.reason, link=entry.link))
 
 
 @dataclass
 class Refresh:
     """What ``refreshed`` did to each entry, by id. ``kept`` are the file's entries that stay: those the run saw
-    (``stamped``, some ``updated`` to the divergence seen) and those it did not cover (``unobserved``);
+    (``stamped``, some ``updated`` to the divergence seen) and those it did not cover, or behaviours no finding
+    met (``unobserved``);
     ``pruned`` are those it covered and did not see (fixed); ``expired`` those of the new file that no longer
     apply on the run's date."""
 
@@ -358,37 +427,51 @@ def refreshed(records: Iterable[CaseLine], coverage: Coverage, on: date, previou
     report does not take it back). A new one is first and last seen on the
     run's date. Entries the run does not cover are kept as they are
     (unobserved); the others are pruned when the report shows no divergence
-    for them.
+    for them, except a behaviour (``SURFACE::gen-*``): a generated input the
+    file does not name, diverging as one of its behaviours, stamps that
+    behaviour and adds nothing, and a behaviour no finding met is kept.
     """
-    old = {e.id: e for e in (previous.divergences if previous else [])}
+    old = {e.key: e for e in (previous.divergences if previous else [])}
+    behaviours = [e for e in old.values() if e.behaviour]
     entries: dict[str, KnownDivergence] = {}
     changes = Refresh()
     for record in records:
         sig = record.signature
         if sig is None:
             continue
-        classes = [c.value for c in sig.classes]
         before = old.get(record.id)
+        if before is None and record.generated:
+            before = next((b for b in behaviours if b.surface == record.surface and b.signature == sig), None)
+            if before is not None:  # the behaviour it is: stamped once, however many inputs met it
+                if before.key not in entries:
+                    entries[before.key] = _stamped(before, on)
+                    changes.stamped.append(before.key)
+                continue
+        classes = [c.value for c in sig.classes]
         if before is None:
             reason = "not yet reviewed: " + record.first_difference()[:300]
             entries[record.id] = KnownDivergence(id=record.id, outcome=sig.outcome, classes=classes, reason=reason,
                                                  first_seen=on, last_seen=on)
             changes.added.append(record.id)
         else:
-            last_seen = max(on, before.last_seen) if before.last_seen else on
-            entries[record.id] = before.model_copy(update={"outcome": sig.outcome, "classes": classes,
-                                                           "last_seen": last_seen})
+            entries[record.id] = _stamped(before, on).model_copy(update={"outcome": sig.outcome, "classes": classes})
             changes.stamped.append(record.id)
             if before.signature != sig:
                 changes.updated.append(record.id)
-    for entry_id, entry in old.items():
-        if entry_id in entries:
+    for key, entry in old.items():
+        if key in entries:
             continue
-        if coverage.covers(entry_id):
-            changes.pruned.append(entry_id)
+        if coverage.covers(entry.id) and not entry.behaviour:  # a behaviour unmet is a sample's chance
+            changes.pruned.append(key)
         else:
-            entries[entry_id] = entry
-            changes.unobserved.append(entry_id)
+            entries[key] = entry
+            changes.unobserved.append(key)
     ordered = [entries[i] for i in sorted(entries)]
-    changes.expired = [e.id for e in ordered if e.expired_on(on)]
+    changes.expired = [e.key for e in ordered if e.expired_on(on)]
     return ExpectationFile(candidate=candidate, oracle=oracle, divergences=ordered), changes
+
+
+def _stamped(entry: KnownDivergence, on: date) -> KnownDivergence:
+    """The entry seen by a run of ``on``: its ``last_seen`` that date, never an earlier one (an older report does
+    not take it back)."""
+    return entry.model_copy(update={"last_seen": max(on, entry.last_seen) if entry.last_seen else on})

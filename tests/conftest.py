@@ -14,6 +14,7 @@ import pytest
 from conformance.connection.connectors import connect
 from conformance.corpus import cases
 from conformance.oracle import answers, environments
+from conformance.run import stored_inputs
 from conformance.run.runner import Oracle
 from tests import budget  # noqa: F401  (registers the thorough Hypothesis profile before --hypothesis-profile is read)
 
@@ -149,22 +150,24 @@ def pytest_sessionfinish(session):
 
 # -- the oracle answer cache ---------------------------------------------------------------
 #
-# The test run's oracle answers go to a folder of its own, shared by its pytest-xdist workers (started after
-# this, they inherit it), never to the user's cache: no test reads what another run stored.
+# The test run's oracle answers, and its stored generated inputs, go to folders of its own, shared by its
+# pytest-xdist workers (started after this, they inherit them), never to the user's cache: no test reads what
+# another run stored.
 
-_ANSWERS = pytest.StashKey[str]()
+_CACHES = pytest.StashKey[list[str]]()
 
 
 def pytest_configure(config):
     if "PYTEST_XDIST_WORKER" not in os.environ:
-        folder = tempfile.mkdtemp(prefix="oracle-answers-")
-        config.stash[_ANSWERS] = folder
-        os.environ[answers.FOLDER_ENV] = folder
+        config.stash[_CACHES] = []
+        for variable, prefix in ((answers.FOLDER_ENV, "oracle-answers-"), (stored_inputs.FOLDER_ENV, "inputs-")):
+            folder = tempfile.mkdtemp(prefix=prefix)
+            config.stash[_CACHES].append(folder)
+            os.environ[variable] = folder
 
 
 def pytest_unconfigure(config):
-    folder = config.stash.get(_ANSWERS, None)
-    if folder is not None:
+    for folder in config.stash.get(_CACHES, []):
         shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -1,4 +1,4 @@
-"""``conformance cache``: what the oracle answer cache holds, and clearing it."""
+"""``conformance cache``: what the oracle answer cache and the stored inputs hold, and clearing them."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from rich.markup import escape
 
 from conformance.cli.console import out
 from conformance.oracle import answers
+from conformance.run import stored_inputs
 
 
 def _size(count: int) -> str:
@@ -13,24 +14,32 @@ def _size(count: int) -> str:
 
 
 def info() -> None:
-    """Where the oracle answer cache is, its size, and its answers by oracle and surface."""
+    """Where the oracle answer cache is, its size, and its answers by oracle and surface; then the stored inputs
+    of generator runs with a fixed seed, by surface."""
     found = answers.info()
     out.print(f"oracle answer cache: {escape(str(found.folder))} ({_size(found.bytes)}, {found.entries} answer(s); "
               f"at most {answers.MAX_ENTRIES}, the oldest go first)", highlight=False)
     if found.problem:
         out.print(f"[red]unreadable[/red]: {escape(found.problem)} (`conformance cache clear` removes it)",
                   highlight=False)
-    if not found.by_oracle:
-        return
     # A line per oracle, then one per surface: no table, whose cells a narrow terminal would wrap.
     for oracle, by_surface in sorted(found.by_oracle.items()):
         out.print(escape(oracle), highlight=False, soft_wrap=True)
         for surface, count in sorted(by_surface.items()):
             out.print(f"  {escape(surface)}: {count} answer(s)", highlight=False)
+    inputs = stored_inputs.info()
+    out.print(f"stored inputs: {escape(str(inputs.folder))} ({_size(inputs.bytes)}, {inputs.sequences} "
+              "sequence(s) of generated inputs)", highlight=False)
+    for surface, count in sorted(inputs.by_surface.items()):
+        out.print(f"  {escape(surface)}: {count} sequence(s)", highlight=False)
 
 
 def clear() -> None:
-    """Remove every stored oracle answer; the next run asks the oracle again."""
+    """Remove every stored oracle answer and stored input; the next run asks the oracle and draws again."""
     found = answers.info()
     freed = answers.clear()
     out.print(f"removed {found.entries} answer(s), {_size(freed)}, from {escape(str(found.folder))}", highlight=False)
+    inputs = stored_inputs.info()
+    freed = stored_inputs.clear()
+    out.print(f"removed {inputs.sequences} sequence(s) of stored inputs, {_size(freed)}, from "
+              f"{escape(str(inputs.folder))}", highlight=False)

@@ -88,6 +88,7 @@ def certify(
     observations: opt.Observations = None,
     progress: Annotated[ProgressMode, opt.option("progress")] = ProgressMode.AUTO,
     no_oracle_cache: opt.NoOracleCache = False,
+    no_input_cache: opt.NoInputCache = False,
     strict_warnings: opt.StrictWarnings = False,
     oracle_processes: Annotated[int, opt.option(
         "oracle-processes", help=f"Oracle processes that run whole-job cases ({opt.whole_jobs()}) at once; the "
@@ -107,7 +108,8 @@ def certify(
         no_cases=no_cases, no_generate=no_generate, expectations=expectations,
         timeout_multiplier=timeout_multiplier, validate_protocol=validate_protocol, broken_after=broken_after,
         resume=resume, shard=shard, example_database=example_database, oracle_cache=not no_oracle_cache,
-        oracle_processes=oracle_processes, strict_warnings=strict_warnings, observations=observations)
+        input_cache=not no_input_cache, oracle_processes=oracle_processes, strict_warnings=strict_warnings,
+        observations=observations)
     with contextlib.ExitStack() as stack:
         if report_to_stdout:  # written to a file as always (flushed line by line), then sent to stdout whole
             path = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="conformance-report-"))) / "r.jsonl"

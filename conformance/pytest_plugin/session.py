@@ -181,10 +181,13 @@ class Conformance:
         """The engine on this process's candidate and oracle (each started on first use), the expectation file
         applied to every line it makes; its events go to this process's stream, where a running item listens."""
         from conformance.run.engine import Engine
+        from conformance.run.stored_inputs import InputStore
 
-        return Engine(self.candidate(), self.oracle(), self.stream, policy=self.settings.run.policy,
+        run = self.settings.run
+        recurs = run.seed is not None or run.profile_settings.fixed_seed is not None
+        return Engine(self.candidate(), self.oracle(), self.stream, policy=run.policy,
                       expectations=self.expectations, database=self.database() if generating else None,
-                      observations=self.settings.run.observations)
+                      observations=run.observations, stored_inputs=InputStore() if run.input_cache and recurs else None)
 
     def _candidate_failed(self, line: CandidateLine) -> None:
         """The candidate failed to start or to stop: an event of this process's run as it happens, and a line kept

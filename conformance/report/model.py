@@ -530,6 +530,9 @@ class GeneratedLine(_Line):
         "The least share of the drawn inputs each feature must reach under the run's profile."))
     feature_gate: Gate = Field(default=Gate.WARN, description=(
         "What a share below its minimum does: `fail` (the run does not conform) or `warn`."))
+    replayed: int = Field(default=0, description=(
+        "Inputs sent from the stored inputs of an earlier run with the same key (profile, seed, budget, strategy "
+        "code, Hypothesis's version), not drawn: all of them when the candidate conformed on each."))
 
     @field_validator("error", "skip_reason")
     @classmethod

@@ -34,6 +34,7 @@ from conformance.run.engine import Engine, Handler, ReportFile, Stream
 from conformance.run.events import CandidateFailed, ConnectionCounts, ExpectationsChecked, Outline, RunStarted
 from conformance.run.plan import DEFAULT_ORACLE, Options, Plan, load_corpus, make_plan
 from conformance.run.runner import Oracle
+from conformance.run.stored_inputs import InputStore
 from conformance.run.watch import Watcher
 
 __all__ = ["DEFAULT_ORACLE", "Oracle", "Options", "Run", "UsageError", "certify", "connect_oracle", "execute",
@@ -144,7 +145,8 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
         # Entries expire by the run's date, the day its header says it started.
         known = plan.expectations.dated(header.started_on) if plan.expectations is not None else None
         engine = Engine(candidate, oracle, stream, policy=plan.nan_policy, expectations=known, database=database,
-                        observations=options.observations)
+                        observations=options.observations,
+                        stored_inputs=InputStore() if options.input_cache and plan.seed_recurs else None)
         records = [line for line in plan.resumed.kept if isinstance(line, CaseLine)]
         records += engine.cases(to_run)
         for name in plan.generators:

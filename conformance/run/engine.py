@@ -47,6 +47,7 @@ from conformance.run.events import (
 )
 from conformance.run.expectations import Expectations
 from conformance.run.runner import Oracle, run_cases
+from conformance.run.stored_inputs import InputStore
 
 if TYPE_CHECKING:
     from hypothesis.database import ExampleDatabase
@@ -151,11 +152,12 @@ class Engine:
     ``expectations``: applied to every line as it is made (a listed divergence becomes ``xfail``).
     ``database``: the example database the generators replay and save findings to.
     ``observations``: a folder for Hypothesis's observations of the generated inputs.
+    ``stored_inputs``: the inputs of earlier runs with the same seed, sent instead of drawn where they apply.
     """
 
     def __init__(self, candidate: Connection, oracle: Oracle, stream: Stream, *, policy: NanPolicy | None = None,
                  expectations: Expectations | None = None, database: ExampleDatabase | None = None,
-                 observations: Path | None = None) -> None:
+                 observations: Path | None = None, stored_inputs: InputStore | None = None) -> None:
         self.candidate = candidate
         self.oracle = oracle
         self.stream = stream
@@ -163,6 +165,7 @@ class Engine:
         self.expectations = expectations
         self.database = database
         self.observations = observations
+        self.stored_inputs = stored_inputs
         self._restarts = candidate.restarts
 
     def _restarted(self, surface: str) -> None:
@@ -200,7 +203,7 @@ class Engine:
                                          max_examples=budget, policy=self.policy,
                                          on_input=self._input_done,
                                          first_only=first_only, database=self.database,
-                                         observations=self.observations)
+                                         observations=self.observations, stored=self.stored_inputs)
         findings = [self.finished(record) for record in result.findings]
         for line in findings:
             self.stream.emit(FindingFound(line))

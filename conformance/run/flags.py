@@ -88,6 +88,8 @@ FLAGS = {flag.name: flag for flag in (
                          "surface that Tyche reads, each input's features among them.", metavar="DIR", path=True),
     Flag("no-oracle-cache", "Ask the oracle every input: no answer from the oracle answer cache, none stored "
                             "(`conformance cache`)."),
+    Flag("no-input-cache", "Draw every generated input: none sent from the inputs an earlier run with the same "
+                           "seed stored, none stored (`conformance cache`)."),
     Flag("strict-warnings", "Fail (exit 1) a run that conforms with warnings: nothing diverged, but the run is no "
                             "evidence of conformance (most inputs skipped, all rejected before scoring, nothing "
                             "generated or run; docs/warnings.md)."),

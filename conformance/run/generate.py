@@ -37,7 +37,7 @@ import threading
 import warnings
 from collections import Counter
 from collections.abc import Callable
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -53,7 +53,9 @@ from conformance.report.model import CaseLine, GeneratedLine, Generation, Raised
 from conformance.run import shapes, simplify
 from conformance.run.observations import recording
 from conformance.run.observations import start as observed_to
-from conformance.run.runner import Oracle, run_input
+from conformance.run.runner import Input, Oracle, run_input, run_inputs
+from conformance.run.stored_inputs import InputStore
+from conformance.run.stored_inputs import key as stored_key
 
 if TYPE_CHECKING:
     from hypothesis.database import ExampleDatabase
@@ -227,6 +229,7 @@ class GenerationResult:
     error: str | None = None  # the generator itself failed (a flaky candidate, a harness bug)
     drawn: int = 0  # inputs the features are counted over: each round's up to its first new finding
     features: Counter[str] = field(default_factory=Counter)  # drawn inputs with each of the surface's features
+    replayed: int = 0  # inputs sent from the stored inputs (conformance.run.stored_inputs), not drawn
 
     def answered(self, record: CaseLine) -> None:
         """One more input run (``record`` its line): counted, and whether the oracle rejected it."""
@@ -246,7 +249,7 @@ class GenerationResult:
                              max_examples=self.max_examples, inputs_run=self.inputs_run,
                              divergences=[r.id for r in self.findings], skipped=self.skipped,
                              skip_reason=self.skip_reason, rejected=self.rejected, error=self.error, drawn=self.drawn,
-                             features={f.name: self.features[f.name] for f in declared},
+                             features={f.name: self.features[f.name] for f in declared}, replayed=self.replayed,
                              feature_minimums=minimums(declared, self.profile),
                              feature_gate=feature_gate(self.profile, self.surface, self.max_examples))
 
@@ -264,6 +267,7 @@ def generate(
     first_only: bool = False,
     database: ExampleDatabase | None = None,
     observations: Path | None = None,
+    stored: InputStore | None = None,
 ) -> GenerationResult:
     """Run one surface's generator; the shrunk findings are in the result, by kind and, within one, by shape.
 
@@ -283,23 +287,41 @@ def generate(
     ``database``: findings are saved there, and the first round replays what it holds for the surface first.
     ``observations``: a folder where Hypothesis's observations of the surface's inputs are written (Tyche's
     format, each input's features among them: :mod:`conformance.run.observations`).
+    ``stored``: where the inputs of a run that makes no finding are kept, and replayed from by the next run with
+    the same key (:mod:`conformance.run.stored_inputs`); only given for a seed that will come again. A run that
+    replays an example database, writes observations or steers with ``target`` draws as it always does.
     """
     with ExitStack() as stack:
         observed = stack.enter_context(observed_to(observations, surface_name)) if observations else None
+        if database is not None or observed is not None or profile.target_ulps:
+            stored = None
         return _generate(surface_name, candidate, oracle, profile=profile, seed=seed, max_examples=max_examples,
                          policy=policy, on_input=on_input, first_only=first_only, database=database,
-                         observed=observed)
+                         observed=observed, stored=stored)
 
 
 def _generate(
     surface_name: str, candidate: Connection, oracle: Oracle, *, profile: Profile, seed: int,
     max_examples: int | None, policy: NanPolicy | None, on_input: Callable[[str], None], first_only: bool,
-    database: ExampleDatabase | None, observed: IO[str] | None,
+    database: ExampleDatabase | None, observed: IO[str] | None, stored: InputStore | None,
 ) -> GenerationResult:
     if oracle.connection is None:
         raise UsageError("generated inputs need a live oracle")
     budget = surface_budget(profile, surface_name, max_examples)
     result = GenerationResult(surface_name, profile.name, seed, budget)
+    drawn_values: list[Any] | None = None
+    if stored is not None:
+        claimed = candidate.implementation.scope if candidate.implementation is not None else None
+        sequence_key = stored_key(surface_name, profile=profile.name, seed=seed, budget=budget,
+                                  claimed=(claimed or {}).get(surface_name))
+        sequence = stored.get(sequence_key)
+        if sequence is not None:
+            if _sent_from_store(surface_name, sequence, candidate, oracle, policy, result, on_input):
+                return result
+            # It does not conform on one of them: live Hypothesis draws them again, then shrinks.
+            result = GenerationResult(surface_name, profile.name, seed, budget, inputs_run=result.inputs_run)
+        else:
+            drawn_values = []
     found: dict[tuple[str, ...], list[tuple[shapes.Shape, CaseLine]]] = {}
     made: dict[tuple[str, ...], int] = {}  # findings made of each kind, dropped ones included
 
@@ -323,7 +345,8 @@ def _generate(
         full = {kind for kind, count in made.items() if count >= kind_limit(kind)}
         new, drawn = _round(surface_name, candidate, oracle, profile, _round_seed(seed, round_number),
                             budget - used, policy, known, full, result, on_input, shrink=not first_only,
-                            database=_surface_database(database, surface_name, round_number), observed=observed)
+                            database=_surface_database(database, surface_name, round_number), observed=observed,
+                            drawn_values=drawn_values if round_number == 0 else None)
         if first_only and new:
             kind = min(new)
             found[kind] = [new[kind]]
@@ -343,7 +366,32 @@ def _generate(
         if not new:
             break
     result.findings = [record for kind in sorted(found) for _, record in found[kind]]
+    if stored is not None and drawn_values is not None and round_number == 1 and not made and result.error is None:
+        stored.put(sequence_key, drawn_values)  # one round, no finding: what any conforming candidate draws
     return result
+
+
+def _sent_from_store(
+    surface_name: str, sequence: list[Any], candidate: Connection, oracle: Oracle, policy: NanPolicy | None,
+    result: GenerationResult, on_input: Callable[[str], None],
+) -> bool:
+    """The stored inputs run in order, batched as cases are, and counted as drawn ones; whether the candidate
+    conformed on every one (or declined it). The first it does not conform on ends the replay."""
+    declared = surfaces.get(surface_name).features
+    items = (Input(f"{surface_name}::generated", surface_name, value) for value in sequence)
+    with closing(run_inputs(items, candidate, oracle, policy)) as records:
+        for value, record in zip(sequence, records, strict=False):
+            result.answered(record)
+            on_input(surface_name)
+            if record.outcome is Outcome.SKIP:
+                result.skipped += 1
+                result.skip_reason = result.skip_reason or record.detail or "skipped"
+            elif record.outcome is not Outcome.PASS:
+                return False
+            result.drawn += 1
+            result.features.update(present(declared, value))
+            result.replayed += 1
+    return True
 
 
 def _replayed(
@@ -424,13 +472,14 @@ def _round(
     surface_name: str, candidate: Connection, oracle: Oracle, profile: Profile, seed: int, budget: int,
     policy: NanPolicy | None, known: dict[tuple[str, ...], list[shapes.Shape]], full: set[tuple[str, ...]],
     result: GenerationResult, on_input: Callable[[str], None], *, shrink: bool = True,
-    database: ExampleDatabase | None = None, observed: IO[str] | None = None,
+    database: ExampleDatabase | None = None, observed: IO[str] | None = None, drawn_values: list[Any] | None = None,
 ) -> tuple[dict[tuple[str, ...], tuple[shapes.Shape, CaseLine]], int]:
     """One Hypothesis run: a new finding of each kind it found (shrunk, with its shape), and how many examples it
     drew before the first.
 
     ``known``: the shapes of each kind's findings so far; an input whose shape covers one is no new finding.
     ``full``: the kinds that have all the findings they may have.
+    ``drawn_values``: every input is appended to it, in the order drawn.
     """
     import hypothesis
     from hypothesis import HealthCheck, Phase, given, settings
@@ -445,6 +494,8 @@ def _round(
     def check(value: Any) -> None:
         nonlocal calls, drawn_before_first
         calls += 1
+        if drawn_values is not None:
+            drawn_values.append(value)
         has = present(declared, value)
         if drawn_before_first is None:  # after it, Hypothesis shrinks: those inputs say nothing of the strategy
             result.drawn += 1

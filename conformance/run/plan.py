@@ -72,6 +72,7 @@ class Options:
     example_database: str | None = None  # findings saved there, replayed first (conformance.run.examples)
     observations: Path | None = None  # a folder for Hypothesis's observations (conformance.run.observations)
     oracle_cache: bool = True  # the oracle's answers from the answer cache where it has them (--no-oracle-cache)
+    input_cache: bool = True  # a seed that comes again: its inputs from the stored ones (--no-input-cache)
     oracle_processes: int = 1  # oracle processes that answer whole-job inputs at once (connection.pool)
     strict_warnings: bool = False  # a run that conforms with warnings fails (docs/warnings.md)
 
@@ -148,6 +149,7 @@ class Plan:
     base_seed: int  # the run's seed
     budget: int  # generated inputs per surface (a shard's share), before each surface's scale
     resumed: Resumed
+    seed_recurs: bool = False  # the seed is the profile's, or given: a later run may well have it again
 
     def budget_for(self, surface: str) -> int:
         """The generated inputs of one surface: the profile's budget times the surface's scale; a budget
@@ -240,6 +242,7 @@ def make_plan(options: Options, report: Path, log: Callable[[str], None] = lambd
     if resumed.cases:
         resumed = within(resumed, report, {i.id for i in loaded}, {i.id for i in selected}, log)
     seed = options.seed if options.seed is not None else resumed.seed
+    recurs = seed is not None or profile.fixed_seed is not None
     if seed is None:
         seed = profile.fixed_seed if profile.fixed_seed is not None else generation.new_seed()
     base_seed, budget = seed, options.max_examples if options.max_examples is not None else profile.max_examples
@@ -248,4 +251,4 @@ def make_plan(options: Options, report: Path, log: Callable[[str], None] = lambd
     if known is not None:
         known.seen.update(line.id for line in resumed.kept if isinstance(line, CaseLine))
     return Plan(options, report, root, tuple(selected), tuple(generators), nan_policy, known, profile, seed,
-                base_seed, budget, resumed)
+                base_seed, budget, resumed, seed_recurs=recurs)

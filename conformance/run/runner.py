@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, wait
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -133,7 +133,7 @@ def run_input(
 
 def run_inputs(
     items: Iterable[Input], candidate: Connection, oracle: Oracle, policy: NanPolicy | None = None,
-) -> Iterator[CaseLine]:
+) -> Generator[CaseLine, None, None]:
     """Each input's record, in order.
 
     To a candidate that declares ``batch``, consecutive inputs of a surface

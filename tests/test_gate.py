@@ -55,6 +55,7 @@ def test_a_release_without_changes_says_so(tmp_path, harbor_release):
 
 
 def test_the_gate_refuses_expectations_for_several_releases(tmp_path):
+    (tmp_path / "x.yaml").write_text("")  # there (a missing one is refused first), yet of no one release
     proc = _gate(tmp_path, "0.24.0", "0.25.0", "--expectations", str(tmp_path / "x.yaml"))
     assert proc.returncode == 2 and "one release" in proc.stderr
 

@@ -270,6 +270,7 @@ def test_promote_without_findings_says_so(tmp_path):
     report = tmp_path / "ok.jsonl"
     ok = _cli("certify", "--oracle", "recorded", "--surface", "pass_at_k", "--report", str(report))
     assert ok.returncode == 0, ok.stderr
+    (tmp_path / "cases").mkdir()  # an empty corpus: --cases names a folder that is there
     out = _cli("promote", str(report), "--cases", str(tmp_path / "cases"))
     assert out.returncode == 0 and "no generated divergences" in out.stdout
     assert read(report).header.generation is None  # a recorded oracle cannot generate
@@ -332,5 +333,6 @@ def test_a_skipped_generated_input_is_a_skip_not_a_divergence(tmp_path):
     assert [r for r in data.records if r.origin == "generated"] == []
     assert data.footer.conforms is False and data.footer.findings == 0
     assert "evsys.metric: 15 generated input(s), 0 divergence(s), 15 skipped: not implemented yet" in done.stderr
+    (tmp_path / "cases").mkdir()  # an empty corpus: --cases names a folder that is there
     promoted = _cli("promote", str(report), "--cases", str(tmp_path / "cases"))
     assert promoted.returncode == 0 and "no generated divergences" in promoted.stdout

@@ -192,7 +192,8 @@ def test_nothing_to_replay_conforms(wrong_report, tmp_path):
     (("r.jsonl", "--example-database", "db"), "give a REPORT or --example-database"),
     (("--example-database", "db"), "needs --candidate"),
     (("--example-database", "db", "-c", "reference", "--oracle", "recorded"), "need a live oracle"),
-    (("--example-database", "no-such-db", "-c", "reference", "--oracle", "reference"), "no such directory"),
+    (("--example-database", "no-such-db", "-c", "reference", "--oracle", "reference"),
+     "--example-database: no-such-db: no such folder"),
 ])
 def test_usage_errors(args, said, tmp_path):
     done = _cli(*args)

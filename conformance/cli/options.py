@@ -15,7 +15,7 @@ import typer
 from conformance.connection.connectors import parse
 from conformance.connection.spec import Spec
 from conformance.core import surfaces
-from conformance.errors import HarnessError
+from conformance.errors import HarnessError, OptionError
 from conformance.report import badge, junit, markdown
 from conformance.report.reader import Overview, ReportFile
 from conformance.run.flags import FLAGS
@@ -48,6 +48,23 @@ def _above(minimum: float) -> Callable[[float], float]:
     return check
 
 
+def existing(name: str, *, folder: bool = False) -> Callable[[typer.Context, typer.CallbackParam, Path | None],
+                                                             Path | None]:
+    """The check of a path option that names something to read (``--NAME``): set, on the command line or in the
+    config file, it must be there, or the command stops with an error naming the option and the path rather than
+    going on without it."""
+    kind = "folder" if folder else "file"
+
+    def check(ctx: typer.Context, param: typer.CallbackParam, value: Path | None) -> Path | None:
+        if value is not None and not (value.is_dir() if folder else value.is_file()):
+            source = ctx.get_parameter_source(param.name) if param.name is not None else None
+            where = " (the config file's value)" if getattr(source, "name", None) == "DEFAULT_MAP" else ""
+            raise OptionError(name, f"{value}: {'not a' if value.exists() else 'no such'} {kind}{where}")
+        return value
+
+    return check
+
+
 def _spec(value: str | Spec) -> Spec:
     """A candidate spec, parsed where the command line is read: the command is given a Spec."""
     return value if isinstance(value, Spec) else parse(value)
@@ -75,14 +92,14 @@ Candidate = Annotated[Spec, option("candidate", parser=_spec, metavar="SPEC")]
 CandidateIfGiven = Annotated[Spec | None, option("candidate", parser=_spec, metavar="SPEC")]  # a default elsewhere
 Oracle = Annotated[str, option("oracle")]
 Surfaces = Annotated[list[str] | None, option("surface", callback=_known_surfaces)]
-CasesRoot = Annotated[Path | None, option("cases")]
+CasesRoot = Annotated[Path | None, option("cases", callback=existing("cases", folder=True))]
 CaseGlobs = Annotated[list[str] | None, option("case")]
 Timeout = Annotated[float, option("timeout")]
 TimeoutMultiplier = Annotated[float, option("timeout-multiplier")]
 BrokenAfter = Annotated[int, option("broken-after")]
 ValidateProtocol = Annotated[bool, option("validate-protocol")]
 NanPolicyName = Annotated[str | None, option("nan-policy")]
-Expectations = Annotated[Path | None, option("expectations")]
+Expectations = Annotated[Path | None, option("expectations", callback=existing("expectations"))]
 Profile = Annotated[str, option("profile")]
 Seed = Annotated[int | None, option("seed")]
 MaxExamples = Annotated[int | None, option("max-examples")]

@@ -54,7 +54,7 @@ def gate(
     since: Annotated[str | None, typer.Option(help="Every final release from this one to the newest.")] = None,
     baseline: Annotated[str, typer.Option(help="The oracle's release.")] = ORACLE_RELEASE,
     expectations: Annotated[Path | None, typer.Option(
-        help="Expectation file; only with one release.",
+        help="Expectation file; only with one release.", callback=opt.existing("expectations"),
         show_default="oracles/expectations/harbor-VERSION.yaml")] = None,
     out_dir: Annotated[Path, typer.Option(
         "--out", help="Where the reports (JSONL and Markdown) go.")] = Path("reports/gate"),

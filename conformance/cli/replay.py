@@ -16,7 +16,7 @@ from conformance.connection.base import DEFAULT_TIMEOUT
 from conformance.connection.connectors import parse
 from conformance.connection.spec import Spec
 from conformance.core import surfaces
-from conformance.errors import UsageError
+from conformance.errors import OptionError, UsageError
 from conformance.run import replay as replaying
 from conformance.run.certification import connect_oracle
 from conformance.run.plan import DEFAULT_ORACLE, oracle_spec
@@ -68,7 +68,8 @@ def replay(
             if oracle == RECORDED:
                 raise UsageError("--oracle recorded has no answer for a database's findings: they need a live oracle")
             if not example_database.startswith(REDIS) and not Path(example_database).expanduser().is_dir():
-                raise UsageError(f"example database {example_database}: no such directory")  # opening would make one
+                # opening would make one: a database to read from that is not there is a mistake
+                raise OptionError("example-database", f"{example_database}: no such folder")
             database, spec = open_database(example_database), candidate
             source = replaying.from_database(example_database, database, surface or sorted(surfaces.SURFACES))
             live = stack.enter_context(connect_oracle(oracle_spec(oracle), log, cache=not no_oracle_cache)

@@ -167,7 +167,7 @@ def expectations_check(
     files: Annotated[list[Path], typer.Argument(help="The expectation files.", show_default=False)],
     report: Annotated[Path | None, typer.Option(
         "--report", "-r", help="Also say, by this report's run, which entries have expired and which it did not "
-                               "cover (unobserved).")] = None,
+                               "cover (unobserved).", callback=opt.existing("report"))] = None,
 ) -> None:
     """Check expectation files (their keys and values, case ids and dates, an id listed twice), say for a
     pre-commit hook.

@@ -138,7 +138,8 @@ def smoke(
     candidate: opt.Candidate,
     timeout: opt.Timeout = DEFAULT_TIMEOUT,
     timeout_multiplier: opt.TimeoutMultiplier = 1.0,
-    cases_root: Annotated[Path | None, opt.option("cases", help="Where the inputs it sends come from.")] = None,
+    cases_root: Annotated[Path | None, opt.option(
+        "cases", help="Where the inputs it sends come from.", callback=opt.existing("cases", folder=True))] = None,
     config: opt.ConfigFile = None,  # read before the other options, which it gives defaults (cli.config)
     no_config: opt.NoConfig = False,
 ) -> None:

@@ -33,6 +33,7 @@ from conformance import shipped
 from conformance.errors import ConfigurationError
 
 PYTHON_SERIES = "3.12"
+PYTHON_ENV = "HARBOR_CONFORMANCE_PYTHON"  # the oracle's interpreter, when set
 
 
 class OracleSetupError(ConfigurationError):
@@ -131,6 +132,8 @@ def script_environment() -> dict[str, str]:
     Python each side happens to find.
     """
     env = dict(os.environ)
+    if named := os.environ.get(PYTHON_ENV):
+        _named_python(named, PYTHON_SERIES)  # set by hand, a wrong one is an error here, not a Python left out
     try:
         env["PATH"] = os.pathsep.join([str(Path(uv_binary()).parent), env.get("PATH", "")])
         env["UV_PYTHON"] = find_python()
@@ -141,34 +144,61 @@ def script_environment() -> dict[str, str]:
 
 
 def find_python(series: str = PYTHON_SERIES) -> str:
-    """A CPython interpreter of the given series, from PATH or pyenv."""
-    override = os.environ.get("HARBOR_CONFORMANCE_PYTHON")
-    candidates: list[str | None] = [override] if override else []
-    candidates.append(shutil.which(f"python{series}"))
+    """A CPython interpreter of the given series: ``$HARBOR_CONFORMANCE_PYTHON`` when set (and then that one or
+    an error), else from PATH or pyenv."""
+    override = os.environ.get(PYTHON_ENV)
+    if override:
+        return _named_python(override, series)
+    candidates = [shutil.which(f"python{series}")]
     pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
     candidates.extend(
         str(p) for p in sorted((pyenv_root / "versions").glob(f"{series}.*/bin/python{series}"), reverse=True)
     )
     for exe in candidates:
-        if exe and _reports_series(exe, series):
+        if exe and _series_of(exe) == series:
             return exe
     raise OracleSetupError(
         f"the oracle needs CPython {series} and none was found on PATH or under {pyenv_root}.\n"
         f"Install one, for example `pyenv install {series}` or your system's `python{series}` "
-        f"package, or point HARBOR_CONFORMANCE_PYTHON at an interpreter."
+        f"package, or point {PYTHON_ENV} at an interpreter."
+    )
+
+
+def _named_python(named: str, series: str) -> str:
+    """The interpreter ``$HARBOR_CONFORMANCE_PYTHON`` names (a path, or a command on PATH), if it is a CPython of
+    ``series``: set by hand, a wrong one is an error, never passed over for another interpreter."""
+    found = shutil.which(named) if os.sep not in named else named
+    path = Path(found or named)
+    if found is None:
+        problem = "which is no command on PATH"
+    elif not path.exists():
+        problem = "which does not exist"
+    elif path.is_dir() or not os.access(path, os.X_OK):
+        problem = "which is not an executable file"
+    else:
+        reported = _series_of(found)
+        if reported == series:
+            return found
+        problem = f"which reports {reported}" if reported else "which does not run as a Python"
+    raise OracleSetupError(
+        f"{PYTHON_ENV} names {named}, {problem}; the oracle needs a CPython {series}.\n"
+        f"Unset it (the suite then looks for python{series} on PATH and under pyenv), or point it at a "
+        f"python{series}, for example `export {PYTHON_ENV}=\"$(uv python find {series})\"`."
     )
 
 
 @functools.cache  # an interpreter's version does not change under a running process; asking costs a start-up
-def _reports_series(exe: str, series: str) -> bool:
+def _series_of(exe: str) -> str | None:
+    """The ``X.Y`` an interpreter reports, None if it does not run as a Python."""
     try:
         out = subprocess.run(
             [exe, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
             capture_output=True, text=True, timeout=30,
         )
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return out.returncode == 0 and out.stdout.strip() == series
+        return None
+    reported = out.stdout.strip()
+    return reported if out.returncode == 0 and re.fullmatch(r"\d+\.\d+", reported) else None
 
 
 @contextmanager

@@ -156,7 +156,7 @@ def locate(explicit: Path | None, ignore: bool, start: Path) -> Path | None:
         return None
     if explicit is not None:
         if not explicit.is_file():
-            raise ConfigurationError(f"{explicit}: no such config file")
+            raise OptionError("config", f"{explicit}: no such config file")
         return explicit
     return find(start)
 

@@ -12,6 +12,12 @@ crashed or timed-out reply, or a protocol error, is passed on as it is and
 asked again next time. A stored answer that cannot be read back is a miss,
 and the fresh answer replaces it.
 
+Before the cache, the answers that ship with the suite
+(:mod:`conformance.oracle.recordings`) are looked up: they need no
+virtualenv, so the oracle's identity, which names the virtualenv's
+interpreter, is only learnt (and the virtualenv only created) for an input
+the recordings lack.
+
 harbor is started on the first miss, not before: its handshake is stored
 with its answers, so a run whose every answer is stored never starts it.
 Without a stored handshake it is started at once, so a harbor that cannot
@@ -38,7 +44,7 @@ from conformance.core import surfaces
 from conformance.core.outcomes import ReplyKind
 from conformance.core.registry import RegistryError
 from conformance.kit import wire
-from conformance.oracle import answers, environments
+from conformance.oracle import answers, environments, recordings
 
 
 def connect(spec: Spec, *, log: Callable[[str], object] = silent) -> Connection:
@@ -50,8 +56,15 @@ def connect(spec: Spec, *, log: Callable[[str], object] = silent) -> Connection:
 
     if spec.harbor_version is None:
         return start()
+    version = spec.harbor_version
+    shipped = recordings.load(version)
+    if shipped is not None:
+        log(f"the oracle, {spec.text}: its answers from the suite's recordings and the cache; its virtualenv "
+            "made and harbor started on the first input neither has")
+        return CachedOracle(spec, lambda: answers.identity(version, log), answers.AnswerStore(warn=log), start,
+                            shipped=shipped)
     try:
-        oracle = answers.identity(spec.harbor_version, log)
+        oracle = answers.identity(version, log)
     except environments.OracleSetupError as e:
         raise ConnectError(str(e)) from None
     connection = CachedOracle(spec, oracle, answers.AnswerStore(warn=log), start)
@@ -65,6 +78,13 @@ def answered_from_cache(connection: Connection | None) -> int:
     if isinstance(connection, CachedOracle):
         return connection.hits
     return sum(answered_from_cache(member) for member in connection.members) if connection is not None else 0
+
+
+def answered_from_recordings(connection: Connection | None) -> int:
+    """How many replies ``connection`` took from the suite's recordings so far."""
+    if isinstance(connection, CachedOracle):
+        return connection.shipped_hits
+    return sum(answered_from_recordings(member) for member in connection.members) if connection is not None else 0
 
 
 def _entry(reply: Reply) -> str | None:
@@ -103,25 +123,58 @@ def _implementation(stored: str | None) -> Implementation | None:
 
 
 class CachedOracle(BaseConnection):
-    """A harbor connection that answers from the cache where it can, and stores what harbor answers."""
+    """A harbor connection that answers from the suite's recordings and the cache where it can, and stores what
+    harbor answers.
 
-    def __init__(self, spec: Spec, oracle: answers.Identity, store: answers.AnswerStore,
-                 start: Callable[[], Connection]) -> None:
+    ``identity``: the oracle's identity, asked for when the cache is first needed (with ``shipped``, that is on
+    the first input the recordings lack: it creates the virtualenv); without ``shipped``, at once.
+    """
+
+    def __init__(self, spec: Spec, identity: answers.Identity | Callable[[], answers.Identity],
+                 store: answers.AnswerStore, start: Callable[[], Connection], *,
+                 shipped: recordings.Recording | None = None) -> None:
         self.spec = spec
-        self.oracle = oracle
         self.store = store
+        self.shipped = shipped
         self.hits = 0  # replies taken from the cache
+        self.shipped_hits = 0  # replies taken from the recordings
+        self._identity = identity if callable(identity) else (lambda: identity)
+        self._oracle: answers.Identity | None = None
         self._start = start
         self._live: Connection | None = None
         self._start_failure: Reply | None = None
-        self._handshake = _implementation(store.implementation(oracle.digest))
-        if self._handshake is None:
-            self._connect()
+        if shipped is not None:
+            self._handshake = _implementation(shipped.header.implementation)
+        else:
+            self._handshake = _implementation(store.implementation(self._known().digest))
+            if self._handshake is None:
+                self._connect()
+
+    def _known(self) -> answers.Identity:
+        if self._oracle is None:
+            self._oracle = self._identity()
+        return self._oracle
+
+    @property
+    def oracle(self) -> answers.Identity | None:
+        """The oracle's identity, once learnt."""
+        return self._oracle
+
+    def _cache_digest(self) -> str | None:
+        """The identity's digest the cache keys by; None (the cache unused) when it cannot be learnt: the miss
+        that asked gets the reason from harbor's start."""
+        if self._start_failure is not None and self._oracle is None:
+            return None
+        try:
+            return self._known().digest
+        except environments.OracleSetupError as e:
+            self._start_failure = Reply(ReplyKind.CRASH, detail=f"the oracle did not start: {e}")
+            return None
 
     def _connect(self) -> Connection:
         self._live = live = self._start()
         if live.implementation is not None:
-            self.store.put_oracle(self.oracle, live.implementation.model_dump_json())
+            self.store.put_oracle(self._known(), live.implementation.model_dump_json())
         return live
 
     def _harbor(self) -> Connection | Reply:
@@ -134,7 +187,7 @@ class CachedOracle(BaseConnection):
             except StartFailure as e:
                 self._start_failure = Reply(e.reply.kind, detail=f"the oracle did not start: {e.reply.detail}",
                                             error=e.reply.error)
-            except ConnectError as e:
+            except (ConnectError, environments.OracleSetupError) as e:
                 self._start_failure = Reply(ReplyKind.CRASH, detail=f"the oracle did not start: {e}")
         return dataclasses.replace(self._start_failure)
 
@@ -162,29 +215,47 @@ class CachedOracle(BaseConnection):
     def batch_fallbacks(self) -> list[str]:
         return self._live.batch_fallbacks if self._live is not None else []
 
-    def _key(self, surface: str, input_wire: Any) -> bytes | None:
-        """The input's key; None where its answer is not kept."""
+    def _key(self, digest: str | None, surface: str, input_wire: Any) -> bytes | None:
+        """The input's key under an oracle's identity digest; None where its answer is not kept."""
         try:
-            if not surfaces.get(surface).cacheable:
+            if digest is None or not surfaces.get(surface).cacheable:
                 return None
-            return answers.key(self.oracle.digest, surface, input_wire)
+            return answers.key(digest, surface, input_wire)
         except (RegistryError, TypeError, ValueError, RecursionError):  # no such surface; no wire value
             return None
 
-    def _stored(self, keys: list[bytes | None]) -> list[Reply | None]:
-        found = self.store.get([k for k in keys if k is not None])
-        replies = [_reply(found[k]) if k is not None and k in found else None for k in keys]
-        self.hits += sum(reply is not None for reply in replies)
-        return replies
+    def _stored(self, items: list[tuple[str, Any]]) -> tuple[list[Reply | None], list[bytes | None]]:
+        """The replies the recordings, then the cache, hold for (surface, input) items, and each item's key in
+        the cache (None for every item when only the recordings were looked in)."""
+        replies: list[Reply | None] = [None] * len(items)
+        if self.shipped is not None:
+            recorded = self.shipped.header.identity.digest
+            for i, (surface, value) in enumerate(items):
+                key = self._key(recorded, surface, value)
+                found = self.shipped.answers.get(key) if key is not None else None
+                replies[i] = _reply(found) if found is not None else None
+            self.shipped_hits += sum(reply is not None for reply in replies)
+            if all(reply is not None for reply in replies):
+                return replies, [None] * len(items)
+        digest = self._cache_digest()
+        keys = [self._key(digest, surface, value) if replies[i] is None else None
+                for i, (surface, value) in enumerate(items)]
+        found_in_cache = self.store.get([k for k in keys if k is not None])
+        for i, key in enumerate(keys):
+            if key is not None and key in found_in_cache and (reply := _reply(found_in_cache[key])) is not None:
+                replies[i] = reply
+                self.hits += 1
+        return replies, keys
 
     def _keep(self, answered: list[tuple[bytes | None, str, Reply | None]]) -> None:
-        self.store.put(self.oracle.digest, [(k, surface, entry) for k, surface, reply in answered
-                                            if k is not None and reply is not None
-                                            and (entry := _entry(reply)) is not None])
+        if self._oracle is None:
+            return
+        self.store.put(self._oracle.digest, [(k, surface, entry) for k, surface, reply in answered
+                                             if k is not None and reply is not None
+                                             and (entry := _entry(reply)) is not None])
 
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
-        key = self._key(surface, input_wire)
-        stored = self._stored([key])[0]
+        (stored,), (key,) = self._stored([(surface, input_wire)])
         if stored is not None:
             return stored
         harbor = self._harbor()
@@ -197,8 +268,7 @@ class CachedOracle(BaseConnection):
     def run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
         """The stored replies, and harbor's to the rest in one batch; None where the caller asks singly (a lone
         miss, or a batch harbor could not answer whole), which :meth:`run` looks up again, then asks."""
-        keys = [self._key(surface, value) for _, surface, value in items]
-        replies = self._stored(keys)
+        replies, keys = self._stored([(surface, value) for _, surface, value in items])
         misses = [i for i, reply in enumerate(replies) if reply is None]
         if len(misses) < 2:
             return replies

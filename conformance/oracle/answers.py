@@ -247,6 +247,15 @@ class AnswerStore:
         found: str | None = self._guarded(look, None)
         return found
 
+    def entries(self, oracle: str) -> list[tuple[bytes, str, str]]:
+        """Every (key, surface, answer) stored for one oracle (by its identity digest)."""
+        def look(db: sqlite3.Connection) -> list[tuple[bytes, str, str]]:
+            rows = db.execute("SELECT key, surface, answer FROM answers WHERE oracle = ?", (oracle,))
+            return [(bytes(k), str(surface), a) for k, surface, a in rows if isinstance(a, str)]
+
+        found: list[tuple[bytes, str, str]] = self._guarded(look, [])
+        return found
+
     def put_oracle(self, oracle: Identity, implementation: str) -> None:
         def store(db: sqlite3.Connection) -> None:
             db.execute("INSERT OR REPLACE INTO oracles (digest, identity, implementation) VALUES (?, ?, ?)",

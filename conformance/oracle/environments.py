@@ -102,6 +102,11 @@ def coverage_lock_path() -> Path:
     return shipped.oracle_file("coverage.lock")
 
 
+def lock_digest(lock: Path) -> str:
+    """The digest an environment built from ``lock`` alone is named by (its answers' lock hash)."""
+    return _digest([lock])
+
+
 def _digest(locks: list[Path]) -> str:
     if len(locks) == 1:
         return hashlib.sha256(locks[0].read_bytes()).hexdigest()[:16]

@@ -49,7 +49,10 @@ cases_app = typer.Typer(no_args_is_help=True, context_settings=HELP, help="Inspe
 expectations_app = typer.Typer(no_args_is_help=True, context_settings=HELP,
                                help="Expectation files: a candidate's known divergences.")
 cache_app = typer.Typer(no_args_is_help=True, context_settings=HELP,
-                        help="The oracle answer cache: harbor's answers kept for the next run that asks the same.")
+                        help="The oracle answer cache and the stored inputs: harbor's answers and the generators' "
+                             "inputs kept for the next run that asks the same.")
+recordings_app = typer.Typer(no_args_is_help=True, context_settings=HELP,
+                             help="The answers and ci inputs that ship with the suite (oracles/recordings/).")
 
 
 def _version(asked: bool) -> None:
@@ -75,6 +78,7 @@ def _options(
 app.add_typer(cases_app, name="cases")
 app.add_typer(expectations_app, name="expectations")
 app.add_typer(cache_app, name="cache")
+app.add_typer(recordings_app, name="recordings")
 
 COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (app, "certify", run.certify),
@@ -99,6 +103,8 @@ COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (expectations_app, "check", reports.expectations_check),
     (cache_app, "info", cache.info),
     (cache_app, "clear", cache.clear),
+    (recordings_app, "write", cache.recordings_write),
+    (recordings_app, "check", cache.recordings_check),
     (app, "replay", replay.replay),
     (app, "repro", repro.repro),
     (app, "check-reply", repro.check_reply),

@@ -1,12 +1,16 @@
-"""``conformance cache``: what the oracle answer cache and the stored inputs hold, and clearing them."""
+"""``conformance cache``: what the oracle answer cache and the stored inputs hold, and clearing them;
+``conformance recordings``: the answers and inputs that ship with the suite, written and checked."""
 
 from __future__ import annotations
 
+import typer
 from rich.markup import escape
 
-from conformance.cli.console import out
+from conformance import ORACLE_RELEASE
+from conformance.cli import options as opt
+from conformance.cli.console import log, out
 from conformance.oracle import answers
-from conformance.run import stored_inputs
+from conformance.run import recording, stored_inputs
 
 
 def _size(count: int) -> str:
@@ -43,3 +47,23 @@ def clear() -> None:
     freed = stored_inputs.clear()
     out.print(f"removed {inputs.sequences} sequence(s) of stored inputs, {_size(freed)}, from "
               f"{escape(str(inputs.folder))}", highlight=False)
+
+
+def recordings_write(harbor: opt.HarborRelease = ORACLE_RELEASE) -> None:
+    """Record harbor's answers to every case and to the ci profile's generated inputs, with those inputs, into the
+    suite's oracles/recordings/ (the reference certified with --profile ci against the live oracle)."""
+    written = recording.write(harbor, log=log)
+    out.print(f"wrote {escape(str(written.path))}: {written.answers} answer(s), {written.sequences} sequence(s) of "
+              f"ci inputs", highlight=False)
+
+
+def recordings_check(harbor: opt.HarborRelease = ORACLE_RELEASE) -> None:
+    """Check that the suite's recordings apply as they are: recorded from the oracle a run would start, and the ci
+    inputs drawn with the strategy code as it is. Prints each problem; exit status 1 when there is any."""
+    found = recording.problems(harbor)
+    for problem in found:
+        out.print(escape(problem), highlight=False, soft_wrap=True)
+    if found:
+        out.print("the recordings are stale: `nox -s recordings` writes them anew", highlight=False)
+        raise typer.Exit(1)
+    out.print(f"the recordings of harbor {escape(harbor)} apply", highlight=False)

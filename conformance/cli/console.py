@@ -216,6 +216,8 @@ def print_verdict(candidate: Party, tally: Tally, conforms: bool, path: Path) ->
                       + ", ".join(f"{n} {name}" for name, n in sorted(tally.protocol_errors.items())))
     for problem in tally.candidate_problems:
         counts.append(f"the candidate failed to {problem.stage} ({problem.outcome})")
+    if tally.recorded_answers:
+        counts.append(f"{tally.recorded_answers} oracle answer(s) from the suite's recordings")
     if tally.cached_answers:
         counts.append(f"{tally.cached_answers} oracle answer(s) from the cache")
     if tally.failing_shortfalls:

@@ -672,6 +672,11 @@ class Footer(_Line):
     batch_fallbacks: int = 0
     cached_answers: int = Field(default=0, description="Oracle answers taken from the oracle answer cache, not "
                                                        "asked of the oracle (a run with --no-oracle-cache: 0).")
+    recorded_answers: int = Field(default=0, description=(
+        "Oracle answers taken from the answers that ship with the suite (oracles/recordings/), looked up before the "
+        "cache: neither these nor the cached ones were asked of the oracle (a run with --no-oracle-cache: 0)."))
+    recorded_inputs: int = Field(default=0, description=(
+        "Generators whose inputs were the suite's recorded ones for the run's key, sent without drawing."))
     ulp_distances: dict[str, UlpDistances] = Field(default_factory=dict, description=(
         "Per surface with a float mismatch: their ULP distances in buckets, and the worst one. Counted from the "
         "case lines, as the outcomes are."))

@@ -150,10 +150,12 @@ class Summarised:
             # What only the footer tells: read from it, as a run's events told it (into a copy: asked again, the
             # tally is the same).
             tally = dataclasses.replace(tally, stale_expectations=[], expired_expectations=[], batch_fallbacks=0,
-                                        cached_answers=0)
+                                        cached_answers=0, recorded_answers=0, recorded_inputs=0)
             tally.add_stale_expectations(self.footer.stale_expectations)
             tally.add_expired_expectations(self.footer.expired_expectations)
-            tally.add_counts(batch_fallbacks=self.footer.batch_fallbacks, cached_answers=self.footer.cached_answers)
+            tally.add_counts(batch_fallbacks=self.footer.batch_fallbacks, cached_answers=self.footer.cached_answers,
+                             recorded_answers=self.footer.recorded_answers,
+                             recorded_inputs=self.footer.recorded_inputs)
         return tally
 
     def tally(self) -> Tally:

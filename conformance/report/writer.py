@@ -124,6 +124,8 @@ class Tally:
     candidate_problems: list[CandidateLine] = field(default_factory=list)  # a failed start or stop
     batch_fallbacks: int = 0  # batches that failed as a whole and were asked again one request at a time
     cached_answers: int = 0  # oracle answers taken from the answer cache
+    recorded_answers: int = 0  # oracle answers taken from the suite's recordings
+    recorded_inputs: int = 0  # generators whose inputs came from the suite's recordings
     # By surface, of the cases (not the generated inputs: their generator's line counts those): those the candidate
     # declined (a skip, or one the expectation file lists), those the oracle answered, and those it turned away
     # before any scoring (the surface's declared rejections). What the warnings are read from.
@@ -154,10 +156,13 @@ class Tally:
         """The candidate failed to ``start`` or to ``stop``."""
         self.candidate_problems.append(line)
 
-    def add_counts(self, batch_fallbacks: int = 0, cached_answers: int = 0) -> None:
+    def add_counts(self, batch_fallbacks: int = 0, cached_answers: int = 0, recorded_answers: int = 0,
+                   recorded_inputs: int = 0) -> None:
         """What the connections counted (each process's, each task's, added up)."""
         self.batch_fallbacks += batch_fallbacks
         self.cached_answers += cached_answers
+        self.recorded_answers += recorded_answers
+        self.recorded_inputs += recorded_inputs
 
     def add_stale_expectations(self, entries: Iterable[str]) -> None:
         """Expectation-file entries that named nothing the run should have found."""
@@ -272,6 +277,8 @@ class Tally:
             candidate_problems=[f"{p.stage}: {p.outcome}" for p in self.candidate_problems],
             batch_fallbacks=self.batch_fallbacks,
             cached_answers=self.cached_answers,
+            recorded_answers=self.recorded_answers,
+            recorded_inputs=self.recorded_inputs,
             ulp_distances={s: d.summary() for s, d in sorted(self.distances.items())},
             feature_shortfalls=self.feature_shortfalls,
             conforms=self.conforms,

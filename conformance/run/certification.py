@@ -59,13 +59,14 @@ class Run:
 
 
 def certify(options: Options, report: Path, log: Callable[[str], None] = lambda message: None,
-            watcher: Watcher | None = None, oracle: Oracle | None = None, handlers: Sequence[Handler] = ()) -> Run:
+            watcher: Watcher | None = None, oracle: Oracle | None = None, handlers: Sequence[Handler] = (),
+            inputs: InputStore | None = None) -> Run:
     """Plan the run, then carry it out; UsageError (exit 2) for a run that cannot start as asked."""
-    return execute(make_plan(options, report, log), log, watcher, oracle, handlers)
+    return execute(make_plan(options, report, log), log, watcher, oracle, handlers, inputs)
 
 
 def connect_oracle(spec: Spec | None, log: Callable[[str], None] = lambda message: None, *,
-                   cache: bool = True, processes: int = 1) -> Oracle:
+                   cache: bool = True, processes: int = 1, recorded: bool = True) -> Oracle:
     """The oracle a spec names (None: the corpus's recordings); UsageError (exit 2) when it cannot start.
 
     ``cache``: behind the oracle answer cache (:mod:`conformance.connection.cached`), which starts harbor only
@@ -76,7 +77,7 @@ def connect_oracle(spec: Spec | None, log: Callable[[str], None] = lambda messag
         return Oracle(None)
     try:
         if cache:
-            first = cached.connect(spec, log=log)
+            first = cached.connect(spec, log=log, recorded=recorded)
         else:
             log(f"starting the oracle, {spec.text}")
             first = connect(spec, log=log)
@@ -84,15 +85,16 @@ def connect_oracle(spec: Spec | None, log: Callable[[str], None] = lambda messag
         raise UsageError(f"oracle {spec}: {e}") from None
     if processes <= 1:
         return Oracle(first)
-    return Oracle(Pool(first, lambda: cached.connect(spec, log=log) if cache else connect(spec, log=log), processes,
-                       log))
+    return Oracle(Pool(first, lambda: cached.connect(spec, log=log, recorded=recorded) if cache
+                       else connect(spec, log=log), processes, log))
 
 
 def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watcher: Watcher | None = None,
-            oracle: Oracle | None = None, handlers: Sequence[Handler] = ()) -> Run:
+            oracle: Oracle | None = None, handlers: Sequence[Handler] = (), inputs: InputStore | None = None) -> Run:
     """Carry the plan out: the engine fed the plan's cases and generators, its events written to the report, then
     shown to ``watcher``, then to each of ``handlers``. ``oracle``: one already open, which the caller owns and
-    may share between runs (the plan's oracle spec is then only what the report's header says)."""
+    may share between runs (the plan's oracle spec is then only what the report's header says). ``inputs``: the
+    stored inputs to use (by default the user's, with the suite's recordings, when the plan's seed recurs)."""
     options = plan.options
     database = None
     if options.example_database is not None:
@@ -106,6 +108,9 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
             oracle = stack.enter_context(connect_oracle(options.oracle, log, cache=options.oracle_cache,
                                                         processes=options.oracle_processes))
         from_cache_before = cached.answered_from_cache(oracle.connection)  # a shared oracle may have answered before
+        from_recordings_before = cached.answered_from_recordings(oracle.connection)
+        stored = inputs if inputs is not None else (
+            InputStore() if options.input_cache and plan.seed_recurs else None)
         start_problem = None
         log(f"starting the candidate, {options.candidate.text}")
         try:
@@ -128,7 +133,9 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
                                                           protocol_error=problem.error)))
             stream.emit(ConnectionCounts(
                 batch_fallbacks=len(candidate.batch_fallbacks),
-                cached_answers=cached.answered_from_cache(oracle.connection) - from_cache_before))
+                cached_answers=cached.answered_from_cache(oracle.connection) - from_cache_before,
+                recorded_answers=cached.answered_from_recordings(oracle.connection) - from_recordings_before,
+                recorded_inputs=stored.from_shipped if stored is not None else 0))
             stream.finish(finished)
 
         stack.callback(end)
@@ -146,7 +153,7 @@ def execute(plan: Plan, log: Callable[[str], None] = lambda message: None, watch
         known = plan.expectations.dated(header.started_on) if plan.expectations is not None else None
         engine = Engine(candidate, oracle, stream, policy=plan.nan_policy, expectations=known, database=database,
                         observations=options.observations,
-                        stored_inputs=InputStore() if options.input_cache and plan.seed_recurs else None)
+                        stored_inputs=stored)
         records = [line for line in plan.resumed.kept if isinstance(line, CaseLine)]
         records += engine.cases(to_run)
         for name in plan.generators:

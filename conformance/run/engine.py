@@ -70,8 +70,10 @@ def counted(tally: Tally, event: Event) -> None:
             tally.add_generated(done)
         case CandidateFailed(line=problem):
             tally.add_candidate_problem(problem)
-        case ConnectionCounts(batch_fallbacks=fallbacks, cached_answers=cached):
-            tally.add_counts(batch_fallbacks=fallbacks, cached_answers=cached)
+        case ConnectionCounts(batch_fallbacks=fallbacks, cached_answers=cached, recorded_answers=recorded,
+                              recorded_inputs=sequences):
+            tally.add_counts(batch_fallbacks=fallbacks, cached_answers=cached, recorded_answers=recorded,
+                             recorded_inputs=sequences)
         case ExpectationsChecked(stale=stale, expired=expired):
             tally.add_stale_expectations(stale)
             tally.add_expired_expectations(expired)

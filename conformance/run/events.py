@@ -89,6 +89,8 @@ class SurfaceFinished:
 class ConnectionCounts:
     batch_fallbacks: int = 0  # batches that failed as a whole and were asked again one request at a time
     cached_answers: int = 0  # oracle answers taken from the answer cache
+    recorded_answers: int = 0  # oracle answers taken from the suite's recordings
+    recorded_inputs: int = 0  # generators whose inputs came from the suite's recordings
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from typing import Any
 from conformance import __version__
 from conformance.core import surfaces
 from conformance.kit import wire
-from conformance.oracle import environments
+from conformance.oracle import environments, recordings
 
 FOLDER_ENV = "HARBOR_CONFORMANCE_INPUT_CACHE"  # the store's folder, when set
 LAYOUT = 1  # the files' layout; a new one is a new folder
@@ -111,10 +111,14 @@ def key(surface_name: str, *, profile: str, seed: int, budget: int, claimed: Any
 
 
 class InputStore:
-    """The stored sequences under ``where`` (:func:`folder` by default), read and written by key."""
+    """The stored sequences under ``where`` (:func:`folder` by default), read and written by key; a key with none
+    there is looked up in ``shipped`` (the suite's recordings, :mod:`conformance.oracle.recordings`), never
+    written to."""
 
-    def __init__(self, where: Path | None = None) -> None:
+    def __init__(self, where: Path | None = None, shipped: Path | None = None) -> None:
         self.where = where if where is not None else folder()
+        self.shipped = shipped if shipped is not None else recordings.inputs_folder()
+        self.from_shipped = 0  # sequences sent from the recordings
         self._off = False
 
     def _warn(self, doing: str, error: Exception) -> None:
@@ -124,9 +128,12 @@ class InputStore:
 
     def get(self, found: InputKey) -> list[Any] | None:
         """The inputs stored under ``found``, decoded, in the order they were drawn; None when there are none."""
-        if self._off:
-            return None
-        return read_sequence(found.file(self.where), found)
+        own = None if self._off else read_sequence(found.file(self.where), found)
+        if own is not None:
+            return own
+        shipped = read_sequence(found.file(self.shipped), found)
+        self.from_shipped += shipped is not None
+        return shipped
 
     def put(self, found: InputKey, values: Iterable[Any]) -> None:
         """Store ``values`` (in the order drawn) under ``found``, replacing what was there."""

@@ -22,6 +22,7 @@ null, the job's result.json removed or not JSON), then resumed.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
@@ -111,15 +112,23 @@ INVALID_METRICS: st.SearchStrategy[dict[str, Any]] = st.sampled_from(
 # A resumed job is stopped by resume.stop_after, not by an outcome: its trials cancel only by raising CancelledError,
 # and a non-finite reward (which fails the resume) comes only from the kind of earlier trial drawn for it.
 _RESUMED_KINDS = ["binary", "binary", "binary", "binary", "good", "raising", "raising", "planted", "cancelling"]
-resumed_outcome = st.sampled_from(_RESUMED_KINDS).flatmap(
-    lambda kind: cancelling.map(lambda o: {**o, "raises": "CancelledError"}) if kind == "cancelling"
-    else OUTCOME_KINDS[kind])
+# Strategies are built once, here or in a cache: one built in a draw is built and validated again on every draw.
+_RESUMED_OUTCOME_KINDS = {**OUTCOME_KINDS, "cancelling": cancelling.map(lambda o: {**o, "raises": "CancelledError"})}
+resumed_outcome = st.sampled_from(_RESUMED_KINDS).flatmap(_RESUMED_OUTCOME_KINDS.__getitem__)
+# Distinct names drawn first: a unique_by filter would print the (large) outcome strategy on each retry.
+TASK_NAME_LISTS = st.lists(TASK_NAMES, max_size=3, unique=True)
+AGENT_LISTS = st.lists(st.builds(lambda n, m: {"name": n, **({"model": m} if m is not None else {})},
+                                 AGENT_NAMES, MODELS), min_size=1, max_size=2)
+
+
+@cache
+def _outcome_lists(outcomes: st.SearchStrategy, min_size: int, max_size: int) -> st.SearchStrategy[list]:
+    return st.lists(outcomes, min_size=min_size, max_size=max_size)
 
 
 def _tasks(draw: st.DrawFn, n_trials: int, *, adhoc: bool = False, outcomes: st.SearchStrategy = outcome) -> list:
-    # Distinct names drawn first: a unique_by filter would print the (large) outcome strategy on each retry.
-    names = draw(st.lists(TASK_NAMES, max_size=3, unique=True))
-    tasks = [{"name": name, "trials": draw(st.lists(outcomes, max_size=n_trials))} for name in names]
+    names = draw(TASK_NAME_LISTS)
+    tasks = [{"name": name, "trials": draw(_outcome_lists(outcomes, 0, n_trials))} for name in names]
     for task in tasks if adhoc else []:
         source = draw(SOURCES)
         if source is not None:
@@ -130,8 +139,7 @@ def _tasks(draw: st.DrawFn, n_trials: int, *, adhoc: bool = False, outcomes: st.
 @st.composite
 def builtin_jobs(draw: st.DrawFn, adhoc_sources: bool = True, invalid_metric: bool = False,
                  resumed: bool = False) -> dict:
-    agents = draw(st.lists(st.builds(lambda n, m: {"name": n, **({"model": m} if m is not None else {})},
-                                     AGENT_NAMES, MODELS), min_size=1, max_size=2))
+    agents = draw(AGENT_LISTS)
     n_attempts = draw(st.integers(1, 3))
     retry = draw(retry_policy) if draw(st.integers(0, 3)) == 0 else None
     # A task's outcomes are its runs: with retries, up to (1 + max_retries) per trial.
@@ -151,7 +159,7 @@ def builtin_jobs(draw: st.DrawFn, adhoc_sources: bool = True, invalid_metric: bo
         into = lists[draw(st.integers(0, len(lists) - 1))]
         into.insert(draw(st.integers(0, len(into))), invalid)
     if not job["tasks"] and not any(d["tasks"] for d in datasets):
-        job["tasks"] = [{"name": "a", "trials": draw(st.lists(outcomes, min_size=1, max_size=n_trials))}]
+        job["tasks"] = [{"name": "a", "trials": draw(_outcome_lists(outcomes, 1, n_trials))}]
     return job
 
 
@@ -244,8 +252,8 @@ invalid_metric_jobs = builtin_jobs(invalid_metric=True)
 # dataset has fails the job on its progress line, and the result.json being written then is
 # sometimes cut short (the write races the TaskGroup's cancellation), so what is left is not
 # one thing. job.result itself only sees the ExceptionGroup, every time.
-jobs_without_own_sources = st.sampled_from(range(20)).flatmap(
-    lambda i: builtin_jobs(adhoc_sources=False, invalid_metric=i == 19))
+_WITHOUT_OWN_SOURCES = (builtin_jobs(adhoc_sources=False), builtin_jobs(adhoc_sources=False, invalid_metric=True))
+jobs_without_own_sources = st.sampled_from(range(20)).flatmap(lambda i: _WITHOUT_OWN_SOURCES[i == 19])
 uv_script_jobs = st.deferred(_uv_script_jobs)  # one strategy, built on its first draw
 resumed_job_inputs = resumed_jobs()
 # Four in twenty resumed.

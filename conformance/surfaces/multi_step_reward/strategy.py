@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import cache
 
 from hypothesis import strategies as st
 
@@ -46,10 +47,11 @@ odd_step = st.one_of(
 )
 verifier_step = st.one_of(good_step, good_step, good_step, odd_step)
 
-# Thresholds: mostly values rewards take (so a reward sits on, above or below one), ints among them.
-THRESHOLDS = st.integers(0, 9).flatmap(lambda i: st.sampled_from(
-    [float("nan"), float("inf"), float("-inf"), 2**53, -(2**53), 1e-16]) if i == 0 else st.one_of(
-    st.sampled_from([0, 1, 0.0, 0.5, 1.0, 0.25, -0.0, -1, 2]), st.floats(-2, 2, allow_nan=False)))
+# Thresholds: mostly values rewards take (so a reward sits on, above or below one), ints among them. Strategies
+# are built once, not in the draw (one built there is built and validated again on every draw).
+_THRESHOLDS = (st.sampled_from([float("nan"), float("inf"), float("-inf"), 2**53, -(2**53), 1e-16]),
+               st.one_of(st.sampled_from([0, 1, 0.0, 0.5, 1.0, 0.25, -0.0, -1, 2]), st.floats(-2, 2, allow_nan=False)))
+THRESHOLDS = st.integers(0, 9).flatmap(lambda i: _THRESHOLDS[i != 0])
 min_reward = st.one_of(THRESHOLDS, THRESHOLDS, st.dictionaries(KEYS, THRESHOLDS, max_size=2))
 
 
@@ -71,13 +73,21 @@ def own_rewards(drawn: dict) -> dict:
     return {}
 
 
+NUDGES = st.sampled_from(["on", "on", "below", "above"])
+
+
+@cache
+def _key_lists(keys: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
+    return st.lists(st.sampled_from(keys), min_size=1, max_size=2, unique=True)
+
+
 @st.composite
 def own_min_reward(draw: st.DrawFn, rewards: dict) -> object:
     """A threshold on the step's own reward: the value itself (the boundary), or the float next to it."""
     keys = sorted(key for key, value in rewards.items() if _threshold(value))
     if not keys:
         return draw(min_reward)
-    nudge = draw(st.sampled_from(["on", "on", "below", "above"]))
+    nudge = draw(NUDGES)
 
     def near(value: float) -> float:
         if nudge == "on" or math.isnan(value):
@@ -86,7 +96,7 @@ def own_min_reward(draw: st.DrawFn, rewards: dict) -> object:
 
     if "reward" in keys and draw(st.booleans()):
         return near(rewards["reward"])
-    chosen = draw(st.lists(st.sampled_from(keys), min_size=1, max_size=2, unique=True))
+    chosen = draw(_key_lists(tuple(keys)))
     return {key: near(rewards[key]) for key in chosen}
 
 

@@ -21,38 +21,43 @@ from conformance.surfaces.job_result.strategy import jobs_without_own_sources
 EVEN = [0.0, 0.25, 0.5, 0.5, 0.75, 1.0, 1, 0, 0.1, 1 / 3]
 MAGNITUDES = [2.0**53, 1e16, -1e16, 1.0, 1e-16, 5e-324, 0.1, 1e308, -1e308]
 ODD = [None, float("nan"), float("inf"), "0.5", True, [0.5], 10**400, -0.0, "x"]
-# One draw in ten is odd; the rest must parse, or the rounding and the mean are never reached.
-value = st.integers(0, 9).flatmap(lambda i: st.sampled_from(ODD) if i == 0 else st.sampled_from(MAGNITUDES) if i == 1
-                                  else st.sampled_from(EVEN) if i < 7 else st.floats(0, 1))
-count = st.integers(0, 9).flatmap(lambda i: st.sampled_from([None, "3", 2.7, "2.5", -1, True]) if i == 0 else
-                                  st.integers(0, 7))
+# One draw in ten is odd; the rest must parse, or the rounding and the mean are never reached. The branches are
+# built once: a strategy built in a flatmap's function is built and validated again on every draw.
+_VALUES = (st.sampled_from(ODD), st.sampled_from(MAGNITUDES), st.sampled_from(EVEN), st.floats(0, 1))
+value = st.integers(0, 9).flatmap(lambda i: _VALUES[0 if i == 0 else 1 if i == 1 else 2 if i < 7 else 3])
+_COUNTS = (st.sampled_from([None, "3", 2.7, "2.5", -1, True]), st.integers(0, 7))
+count = st.integers(0, 9).flatmap(lambda i: _COUNTS[0 if i == 0 else 1])
 # A metric that is no object: the reader tests membership on whatever it is, then indexes it.
 NOT_OBJECTS = [{}, [], "mean", ["mean"], "max", 0.5]
-metric = st.integers(0, 9).flatmap(lambda i: st.sampled_from(NOT_OBJECTS) if i == 0 else st.one_of(
+_METRICS = (st.sampled_from(NOT_OBJECTS), st.one_of(
     st.builds(lambda v: {"mean": v}, value),
     st.builds(lambda v: {"mean": v}, value),
     st.dictionaries(st.sampled_from(["max", "min", "sum", "correctness", "speed"]), value, min_size=1, max_size=2),
     st.builds(lambda v, w: {"mean": v, "max": w}, value, value),
 ))
+metric = st.integers(0, 9).flatmap(lambda i: _METRICS[0 if i == 0 else 1])
+_PRESENT = st.integers(0, 9)  # 0: the part is left out
+_EVALS = st.dictionaries(st.sampled_from(["a__adhoc", "a__m__ds", "b__adhoc", "oracle__terminal-bench"]),
+                         st.builds(lambda ms: {"metrics": ms}, st.lists(metric, min_size=1, max_size=2)),
+                         min_size=1, max_size=2)
+# Fields harbor writes that the summary never reads: what they hold matters only to how strictly it parses.
+_UNREAD = st.dictionaries(st.sampled_from(["id", "started_at", "n_trials", "reward_stats"]), st.sampled_from(ODD),
+                          max_size=1)
 
 
 @st.composite
 def result_document(draw: st.DrawFn) -> dict:
     stats: dict = {}
     for name in ("n_completed_trials", "n_errored_trials"):
-        if draw(st.integers(0, 9)):
+        if draw(_PRESENT):
             stats[name] = draw(count)
-    if draw(st.integers(0, 9)):
-        keys = st.sampled_from(["a__adhoc", "a__m__ds", "b__adhoc", "oracle__terminal-bench"])
-        evals = st.builds(lambda ms: {"metrics": ms}, st.lists(metric, min_size=1, max_size=2))
-        stats["evals"] = draw(st.dictionaries(keys, evals, min_size=1, max_size=2))
-    document: dict = {"stats": stats} if draw(st.integers(0, 9)) else {}
-    if draw(st.integers(0, 9)):
+    if draw(_PRESENT):
+        stats["evals"] = draw(_EVALS)
+    document: dict = {"stats": stats} if draw(_PRESENT) else {}
+    if draw(_PRESENT):
         document["n_total_trials"] = draw(count)
-    # Fields harbor writes that the summary never reads: what they hold matters only to how strictly it parses.
-    unread = st.sampled_from(["id", "started_at", "n_trials", "reward_stats"])
     for part in (document, stats):
-        part.update(draw(st.dictionaries(unread, st.sampled_from(ODD), max_size=1)))
+        part.update(draw(_UNREAD))
     return document
 
 
@@ -60,13 +65,23 @@ def _bytes(document: dict) -> bytes:
     return json.dumps(document, indent=4).encode()
 
 
+# How the document is written: as harbor writes it (five in eight), or with a byte-order mark before it, CRLF
+# line ends, no indentation.
+_WRITERS = st.sampled_from(range(8))
+
+
 @st.composite
-def written(draw: st.DrawFn, document: dict) -> bytes:
-    """The document as harbor writes it, or now and then as another writer would: a byte-order mark before it,
-    CRLF line ends, no indentation."""
+def written(draw: st.DrawFn) -> bytes:
+    """A result document as harbor writes it, or now and then as another writer would: a byte-order mark before
+    it, CRLF line ends, no indentation."""
+    document = draw(result_document())
     data = _bytes(document)
-    return draw(st.sampled_from([data, data, data, data, data, b"\xef\xbb\xbf" + data, data.replace(b"\n", b"\r\n"),
-                                 json.dumps(document).encode()]))
+    writer = draw(_WRITERS)
+    if writer == 5:
+        return b"\xef\xbb\xbf" + data
+    if writer == 6:
+        return data.replace(b"\n", b"\r\n")
+    return json.dumps(document).encode() if writer == 7 else data
 
 
 damaged = st.one_of(
@@ -106,7 +121,7 @@ _SOURCES = [
     jobs_without_own_sources.map(lambda job: {"job": job}),
     halves.map(lambda d: {"result_json": _bytes(d)}),
     sums.map(lambda d: {"result_json": _bytes(d)}),
-    result_document().flatmap(written).map(lambda data: {"result_json": data}),
+    written().map(lambda data: {"result_json": data}),
 ]
 # In twenty draws: one without a file, two damaged files, two whole jobs, three halves, two sums, ten result files.
 outcome_inputs = st.integers(0, 19).flatmap(

@@ -20,6 +20,10 @@ In one run, on the machine at hand, it measures and prints:
   interpreter on the same inputs (no harness, no protocol: the limit), and
   the ratio of the two;
 - Hypothesis examples per second per surface in the ``ci`` profile;
+- per surface, the draws per second of its input strategy alone (generate
+  phase, no shrinking, no database, derandomized), and its share of a
+  yardstick strategy's rate measured in the same process (a ratio, so a busy
+  machine matters less);
 - the wall time and peak memory (harness, and its largest child process: the oracle)
   of a warm ``certify --candidate reference --profile ci`` that asks the oracle
   everything (``--no-oracle-cache``), the wall time of the same run answered
@@ -78,6 +82,15 @@ TARGETS = {  # what the figures should show on a 2-core machine; a surface's own
 }
 
 
+# Each surface's draws per second as a share of the yardstick's, measured before the strategies were made leaner
+# (an idle machine, 300 derandomized draws). The target is twice that; a surface not listed has none.
+BASELINE_DRAW_SHARES = {
+    "reward.parse": 0.53, "metric.compute": 0.63, "pass_at_k": 0.13, "multi_step.reward": 0.46, "job.result": 0.34,
+    "outcome.summary": 0.25, "reason.normalize": 0.71, "evsys.metric": 0.82,
+}
+DRAW_SHARE_GAIN = 2
+
+
 # The figures a surface's declaration may set a target for (Bench.targets): where each is kept among a surface's
 # figures, whether lower is better, and what the line says besides.
 SURFACE_FIGURES = {
@@ -91,6 +104,9 @@ SURFACE_FIGURES = {
 class Results:
     rates: dict[str, dict[str, Any]] = field(default_factory=dict)  # surface -> figures
     examples_per_second: dict[str, float] = field(default_factory=dict)
+    yardstick_draws_per_second: float = 0.0
+    draws_per_second: dict[str, float] = field(default_factory=dict)  # surface -> its strategy's draws/s
+    draw_shares: dict[str, float] = field(default_factory=dict)  # surface -> its draws/s ÷ the yardstick's
     # "warm" / "cached" / "oracle side" / "fresh" -> seconds, MB
     runs: dict[str, dict[str, float]] = field(default_factory=dict)
     tests: dict[str, float] = field(default_factory=dict)  # "offline" / "all" -> seconds of the test suite
@@ -320,6 +336,55 @@ def examples_per_second(surface: str, candidate: Connection, oracle: Oracle) -> 
     return result.inputs_run / (time.perf_counter() - started)
 
 
+def yardstick() -> Any:
+    """What the strategies' draw rates are weighed against, measured in the same process (a busy machine slows
+    both): a small dictionary of text keys and numbers."""
+    from hypothesis import strategies as st
+
+    return st.dictionaries(st.text(max_size=8), st.one_of(st.floats(), st.integers(), st.none()), max_size=6)
+
+
+DRAWS = 300  # draws per rate: enough for Hypothesis to leave its first, simplest examples behind
+
+
+def draw_rate(strategy: Any, count: int = DRAWS) -> float:
+    """Draws per second of ``strategy`` alone: the generate phase, no shrinking, no database, derandomized."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    drawn = 0
+
+    @settings(max_examples=count, phases=[Phase.generate], database=None, derandomize=True, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def draw(_: Any) -> None:
+        nonlocal drawn
+        drawn += 1
+
+    started = time.perf_counter()
+    draw()
+    return drawn / (time.perf_counter() - started)
+
+
+def measure_draws(results: Results, only: list[str] | None = None, count: int = DRAWS) -> None:
+    """Each surface's strategy's draws per second, and its share of the yardstick's, into ``results``.
+
+    The yardstick is measured again before each measure of a surface and each share is the best of ``REPEAT``
+    such pairs: a busy machine slows a pair alike, and only ever slows a run down.
+    """
+    measuring = yardstick()
+    draw_rate(measuring, 20)  # the first draws import and build what later ones reuse
+    for name in surfaces.SURFACES:
+        if only and name not in only:
+            continue
+        strategy = surfaces.get(name).inputs()
+        draw_rate(strategy, 20)
+        for _ in range(REPEAT):
+            against, rate = draw_rate(measuring, count), draw_rate(strategy, count)
+            results.yardstick_draws_per_second = max(results.yardstick_draws_per_second, against)
+            results.draws_per_second[name] = max(results.draws_per_second.get(name, 0.0), rate)
+            results.draw_shares[name] = max(results.draw_shares.get(name, 0.0), rate / against)
+
+
 MEASURED_RUN = r"""
 import os, sys, threading, time
 from conformance.cli import main
@@ -417,6 +482,8 @@ def measure(count: int, fresh: bool, only: list[str] | None) -> Results:
         for connection in (in_process, behind_exec):
             connection.close()
         oracle.close()
+    print("strategies' draws", file=sys.stderr)
+    measure_draws(results, only)
     if not only:
         with tempfile.TemporaryDirectory() as folder:  # answers of its own: the user's cache is left alone
             own = {**os.environ, answers.FOLDER_ENV: folder}
@@ -452,8 +519,8 @@ def table(results: Results) -> str:
     """The figures as a Markdown table, with the targets."""
     lines = ["| surface | inputs | wire values per input | in process /s | exec: /s | harbor raw /s | exec ÷ raw "
              "| exec:, recorded oracle /s | oracle alone /s | exec: ÷ slower side | wire coding alone /s "
-             "| wire ÷ plain JSON | ci examples /s | features counted /s |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| wire ÷ plain JSON | ci examples /s | features counted /s | draws /s | draws ÷ yardstick |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, f in results.rates.items():
         plain = f"{f.get('wire_over_plain', 0):.1f}"
         if "wire_over_plain_msgspec" in f:
@@ -462,8 +529,12 @@ def table(results: Results) -> str:
                      f"{f['raw']:,.0f} | "
                      f"{f['exec_over_raw']:.2f} | {f['exec_recorded']:,.0f} | {f.get('oracle_alone', 0):,.0f} | "
                      f"{f.get('run_over_slower', 0):.2f} | {f['wire']:,.0f} | {plain} | "
-                     f"{results.examples_per_second.get(name, 0):,.0f} | {f.get('features', 0):,.0f} |")
+                     f"{results.examples_per_second.get(name, 0):,.0f} | {f.get('features', 0):,.0f} | "
+                     f"{results.draws_per_second.get(name, 0):,.0f} | {results.draw_shares.get(name, 0):.2f} |")
     lines.append("")
+    if results.yardstick_draws_per_second:
+        lines.append(f"Yardstick of the draws: `{yardstick()!r}`, {results.yardstick_draws_per_second:,.0f} draws/s")
+        lines.append("")
     machine = results.machine
     lines.append(f"JSON codec: {machine.get('json', '?')}; wire ÷ plain JSON is against the standard library's json, "
                  "in brackets against msgspec; load average at the start: "
@@ -495,6 +566,10 @@ def _against_targets(results: Results) -> Iterator[tuple[str, float, float, bool
             key, lower_is_better, note = SURFACE_FIGURES[figure]
             if key in figures:
                 yield f"{surface} {figure}{note}", target, figures[key], lower_is_better
+    for surface, share in results.draw_shares.items():
+        if surface in BASELINE_DRAW_SHARES:
+            yield (f"{surface} draws ÷ yardstick", round(DRAW_SHARE_GAIN * BASELINE_DRAW_SHARES[surface], 2), share,
+                   False)
     for surface, figures in rates.items():
         if "run_over_slower" in figures:
             yield f"{surface} run / slower side", TARGETS["run / slower side"], figures["run_over_slower"], True

@@ -77,3 +77,18 @@ def test_the_request_count_is_read_where_the_candidate_counts_even_run_as_a_scri
     recorded = [Input(c.case.id, c.case.surface, c.case.input, c.case.expect.result())
                 for c in corpus if c.case.surface == "pass_at_k" and c.case.expect is not None]
     assert script.requests_per_input(recorded) == 1.0
+
+
+def test_draw_shares_are_read_against_twice_the_baseline_and_result_load_has_no_target():
+    results = bench.Results(draw_shares={"reward.parse": 1.10, "evsys.metric": 1.60, "result.load": 0.1})
+    verdicts = {name: (target, figure >= target) for name, target, figure, _ in bench._against_targets(results)}
+    assert verdicts == {"reward.parse draws ÷ yardstick": (1.06, True),  # 2 × 0.53
+                        "evsys.metric draws ÷ yardstick": (1.64, False)}  # 2 × 0.82
+
+
+def test_the_draws_are_measured_only_for_the_surfaces_asked():
+    results = bench.Results()
+    bench.measure_draws(results, ["evsys.metric"], count=5)
+    assert set(results.draws_per_second) == set(results.draw_shares) == {"evsys.metric"}
+    assert results.yardstick_draws_per_second > 0
+    assert "| draws ÷ yardstick |" in bench.table(results).splitlines()[0]

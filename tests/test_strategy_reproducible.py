@@ -1,5 +1,6 @@
-"""A strategy's draws are a function of Hypothesis's choices alone: pass_at_k builds its trials from seeds it
-draws, and the others build their strategies once; a seeded run draws the same inputs again."""
+"""A strategy's draws are a function of Hypothesis's choices alone: pass_at_k, job.result and metric.compute build
+lists from seeds they draw, result.load shares its templates' containers and their text between draws, and the
+others build their strategies once; a seeded run draws the same inputs again."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ def _drawn(name: str) -> list[str]:
     return drawn
 
 
-@pytest.mark.parametrize("name", ["pass_at_k", "outcome.summary", "job.result", "multi_step.reward"])
+@pytest.mark.parametrize("name", ["pass_at_k", "outcome.summary", "job.result", "multi_step.reward", "result.load",
+                                  "metric.compute"])
 def test_a_seeded_run_draws_the_same_inputs_again(name):
     first = _drawn(name)
     assert len(first) == 40 and len(set(first)) > 1

@@ -17,77 +17,146 @@ it runs after every trial, on both sides. One job in five is resumed:
 stopped part-way (or finished), its earlier trials of each kind made or
 altered (cancelled and removed or kept, errored and kept or removed by its
 type, a result.json removed, not JSON or refused, a NaN reward written as
-null, the job's result.json removed or not JSON), then resumed.
+null, the job's result.json removed or not JSON), then resumed. One plain
+job in six is a small telling job instead (telling_job): what the others
+seldom show, each in a few of hundreds.
+
+A job's outcomes, and a resume's choices, are built from a seed it draws:
+a draw for each made generation slow. One outcome in four repeats one the
+job made before (two NaN rewards, 1 and 1.0: what its stats keep together
+or apart), as Hypothesis's own copying of parts of an input used to.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
+import math
+import random
+import struct
 from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
 
+from conformance.strategies.picks import pick
 from conformance.strategies.weights import weighted
 from conformance.surfaces.metric_compute.strategy import shipped_scripts
-from conformance.surfaces.multi_step_reward.strategy import good_step, odd_step
+from conformance.surfaces.reward_parse.strategy import reward_json as any_reward_json
+from conformance.surfaces.reward_parse.strategy import reward_txt as any_reward_txt
 
-AGENT_NAMES = st.sampled_from(["nop", "oracle", "claude-code", "terminus-2", "my__agent", "codex", ""])
-MODELS = st.sampled_from([None, None, "openai/gpt-5", "anthropic/claude-opus-4", "gpt-4o", "openai/", "/m",
-                          "a/b/c", "x/y__z"])
-# Names with "__" first (Hypothesis draws the first option most): the evals key's last "__" then names
-# another dataset than the one the trial ran.
-DATASET_NAMES = st.sampled_from(["my__ds", "terminal-bench", "x__adhoc", "swe-bench", "ds", "adhoc", "hello.world"])
-TASK_NAMES = st.sampled_from(["a", "b", "c", "hello-world", "task_1"])
+AGENT_NAMES = ["nop", "oracle", "claude-code", "terminus-2", "my__agent", "codex", ""]
+MODELS = [None, None, "openai/gpt-5", "anthropic/claude-opus-4", "gpt-4o", "openai/", "/m", "a/b/c", "x/y__z"]
+DATASET_NAMES = ["my__ds", "terminal-bench", "x__adhoc", "swe-bench", "ds", "adhoc", "hello.world"]
+TASK_NAMES = ["a", "b", "c", "hello-world", "task_1"]
 
-binary = st.sampled_from([b"0", b"1", b"1.0", b"0\n"]).map(lambda data: {"reward_txt": data})
+# -- outcomes ---------------------------------------------------------------------------------------------------
+# A job holds tens of outcomes, and a draw for each (and for each of its parts) made generation slow: a task's
+# outcomes are built from a seed drawn for it, and only the kinds with values of their own (a verifier's step,
+# good or odd) are drawn. The seed is drawn, so a run stays reproducible; a failing input still shrinks by its
+# jobs, tasks and numbers of outcomes. The pools below are chosen from evenly: a value listed twice is twice as
+# likely.
+SEEDS = st.integers(0, 2**32 - 1)
+BINARY = [b"0", b"1", b"1.0", b"0\n"]
 # Rewards at the ends of the floats: result.json writes null for an infinite or NaN value, and a sum of two
-# of the largest overflows to infinity.
-extreme = st.one_of(
-    st.sampled_from([b"inf", b"-inf", b"1e308", b"nan", b"-1e308"]).map(lambda data: {"reward_txt": data}),
-    st.sampled_from([b'{"reward": Infinity}', b'{"reward": 1e308, "x": -Infinity}', b'{"reward": NaN}'])
-    .map(lambda data: {"reward_json": data}),
-)
-raising = st.builds(
-    lambda raised, stage, data: {"raises": raised, "raises_in": stage,
-                                 **({"reward_txt": data} if data is not None else {})},
-    st.sampled_from(["timeout", "timeout", "RuntimeError", "NonZeroAgentExitCodeError"]),
-    st.sampled_from(["agent", "agent", "verifier", "environment", "agent_setup"]),
-    st.sampled_from([b"1", b"0", None]),  # what the verifier would write, if harbor still runs it
-)
+# of the largest overflows to infinity. A reward.txt or a reward.json, alike.
+EXTREME = ([{"reward_txt": data} for data in (b"inf", b"-inf", b"1e308", b"nan", b"-1e308")],
+           [{"reward_json": data} for data in (b'{"reward": Infinity}', b'{"reward": 1e308, "x": -Infinity}',
+                                               b'{"reward": NaN}')])
+RAISED = ["timeout", "timeout", "RuntimeError", "NonZeroAgentExitCodeError"]
+RAISED_IN = ["agent", "agent", "verifier", "environment", "agent_setup"]
+# What the verifier would write, if harbor still runs it.
+WRITTEN = [b"1", b"0", None]
 # Reward files the agent leaves before the verifier runs, under a verifier outcome of any kind.
-planted = st.builds(
-    lambda under, left: {**under, "before_verifier": left},
-    st.one_of(binary, raising, st.just({})),
-    st.one_of(st.sampled_from([b"1", b"0", b""]).map(lambda data: {"reward_txt": data}),
-              st.sampled_from([b'{"reward": 1}', b'{"reward": 0.5}', b"[]"]).map(lambda data: {"reward_json": data})),
-)
+UNDER = ["binary", "raising", "none"]
+LEFT = ([{"reward_txt": data} for data in (b"1", b"0", b"")],
+        [{"reward_json": data} for data in (b'{"reward": 1}', b'{"reward": 0.5}', b"[]")])
 STAGES = ["environment", "agent_setup", "agent", "verifier"]
 # A trial cancelled: its stage raises CancelledError, or the job is interrupted (Ctrl-C) while it runs.
-cancelling = st.builds(lambda raised, stage, data: {"raises": raised, "raises_in": stage, "reward_txt": data},
-                       st.sampled_from(["CancelledError", "interrupt"]), st.sampled_from(STAGES),
-                       st.sampled_from([b"1", b"0"]))
+CANCELS = ["CancelledError", "interrupt"]
 # What a retry policy decides on: exceptions it may retry (some after the verifier gave a reward: the
 # agent's exit code, retried by default, or its timeout), and errors it leaves alone by default.
-_RETRYABLE = {
-    "raises": st.builds(lambda raised, stage: {"raises": raised, "raises_in": stage, "reward_txt": b"1"},
-                        st.sampled_from(["RuntimeError", "ValueError", "OSError"]), st.sampled_from(STAGES)),
-    "scored": st.builds(lambda raised, data: {"raises": raised, "raises_in": "agent", **data},
-                        st.sampled_from(["NonZeroAgentExitCodeError", "NonZeroAgentExitCodeError", "timeout"]),
-                        st.sampled_from([{"reward_txt": b"1"}, {"reward_txt": b"0"},
-                                         {"reward_json": b'{"reward": 0, "x": 1}'}])),
-    "reward-file": st.sampled_from([{}, {"reward_txt": b""}]),
-}
-retryable = st.sampled_from(["raises", "raises", "scored", "scored", "reward-file"]).flatmap(_RETRYABLE.__getitem__)
-# one_of flattens nested one_ofs and weighs every branch alike: choose the kind explicitly.
-OUTCOME_KINDS = {"binary": binary, "extreme": extreme, "good": good_step, "odd": odd_step, "raising": raising,
-                 "planted": planted, "cancelling": cancelling, "retryable": retryable}
+RETRYABLE = ["raises", "raises", "scored", "scored", "reward-file"]
+RETRYABLE_RAISED = ["RuntimeError", "ValueError", "OSError"]
+SCORED_RAISED = ["NonZeroAgentExitCodeError", "NonZeroAgentExitCodeError", "timeout"]
+SCORED = [{"reward_txt": b"1"}, {"reward_txt": b"0"}, {"reward_json": b'{"reward": 0, "x": 1}'}]
+NO_REWARD = [{}, {"reward_txt": b""}]
+
+
+# What a verifier leaves, good or odd, as multi_step.reward's steps have it (its good_step and odd_step): a value
+# from one of three pools alike, written to reward.txt, or a few of them under keys to reward.json.
+COMMON_VALUES = [0, 1, 0.0, 1.0, 0.5, 0.25, -0.0, 2]
+AWKWARD_VALUES = [0.1, 0.2, 0.3, 1e16, 1e-16, float("nan"), float("inf")]
+# Any float but NaN: half the time one at an end of the floats or a boundary (as Hypothesis draws them).
+EDGE_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, 1.5, -1.5, 1.1, float("inf"), float("-inf"), 1.7976931348623157e308,
+               -1.7976931348623157e308, 5e-324, -5e-324, 2.2250738585072014e-308, 2.0**53, 1e-300, 1e300]
+VALUE_KEYS = ["reward", "reward", "x", "accuracy", "b", "a"]
+# No reward file, a timeout, a reward.json of null or {}, an empty reward.txt; or any reward file (drawn).
+ODD: list[dict[str, Any] | str] = [{}, {"raises": "timeout"}, {"reward_json": b"null"}, {"reward_json": b"{}"},
+                                   {"reward_txt": b""}, "txt", "json"]
+ODD_FILES = {"txt": any_reward_txt.map(lambda data: {"reward_txt": data}),
+             "json": any_reward_json.map(lambda data: {"reward_json": data})}
+
+
+def _value(rng: random.Random) -> float | int:
+    pool = rng.randrange(3)
+    if pool != 1:
+        return rng.choice(COMMON_VALUES if pool == 0 else AWKWARD_VALUES)
+    if rng.randrange(2):
+        return rng.choice(EDGE_FLOATS)
+    value: float = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+    return 0.0 if math.isnan(value) else value
+
+
+def built(rng: random.Random, kind: str) -> dict[str, Any]:
+    """An outcome of ``kind`` (any of the kinds below but an odd reward file, which is drawn)."""
+    if kind == "good":
+        if rng.randrange(2):
+            return {"reward_txt": repr(float(_value(rng))).encode()}
+        rewards = {rng.choice(VALUE_KEYS): _value(rng) for _ in range(rng.randrange(4))}
+        return {"reward_json": json.dumps(rewards).encode()}
+    if kind == "binary":
+        return {"reward_txt": rng.choice(BINARY)}
+    if kind == "extreme":
+        return rng.choice(EXTREME[rng.randrange(2)])
+    if kind == "raising":
+        raised, stage, data = rng.choice(RAISED), rng.choice(RAISED_IN), rng.choice(WRITTEN)
+        return {"raises": raised, "raises_in": stage, **({"reward_txt": data} if data is not None else {})}
+    if kind == "planted":
+        under = rng.choice(UNDER)
+        return {**(built(rng, under) if under != "none" else {}), "before_verifier": rng.choice(LEFT[rng.randrange(2)])}
+    if kind in ("cancelling", "resumed-cancelling"):
+        # A resumed job is stopped by resume.stop_after, not by an interrupt: its trials cancel by raising.
+        raised = rng.choice(CANCELS)
+        return {"raises": raised if kind == "cancelling" else "CancelledError", "raises_in": rng.choice(STAGES),
+                "reward_txt": rng.choice([b"1", b"0"])}
+    retryable = rng.choice(RETRYABLE) if kind == "retryable" else kind
+    if retryable == "raises":
+        return {"raises": rng.choice(RETRYABLE_RAISED), "raises_in": rng.choice(STAGES), "reward_txt": b"1"}
+    if retryable == "scored":
+        return {"raises": rng.choice(SCORED_RAISED), "raises_in": "agent", **rng.choice(SCORED)}
+    if retryable == "reward-file":
+        return rng.choice(NO_REWARD)
+    raise ValueError(f"no outcome kind {kind!r}")
+
+
 _KINDS = ["binary", "binary", "binary", "extreme", "good", "odd", "raising", "raising", "planted"]
 # In forty-five outcomes: two cancelling, the rest by the kinds' weights.
-outcome = st.sampled_from(["cancelling"] * 2 + (_KINDS * 5)[2:]).flatmap(OUTCOME_KINDS.__getitem__)
+OUTCOME_DRAWS = ["cancelling"] * 2 + (_KINDS * 5)[2:]
 # Under a retry policy, a third of them raise something a retry may take, and three cancel (the
 # running stats a cancelled job leaves show what its retries took out).
-retry_outcome = st.sampled_from(["cancelling"] * 3 + ["retryable"] * 13 + (_KINDS * 3)[:24]).flatmap(
-    OUTCOME_KINDS.__getitem__)
+RETRY_OUTCOME_DRAWS = ["cancelling"] * 3 + ["retryable"] * 13 + (_KINDS * 3)[:24]
+# A resumed job is stopped by resume.stop_after, not by an outcome: its trials cancel only by raising CancelledError,
+# and a non-finite reward (which fails the resume) comes only from the kind of earlier trial drawn for it.
+RESUMED_OUTCOME_DRAWS = ["binary", "binary", "binary", "binary", "good", "raising", "raising", "planted",
+                         "resumed-cancelling"]
+
+
+def _from_seed(kind: str) -> st.SearchStrategy[dict[str, Any]]:
+    return SEEDS.map(lambda seed: built(random.Random(seed), kind))
+
+
+binary, cancelling, retryable, scored = (_from_seed(kind) for kind in ("binary", "cancelling", "retryable", "scored"))
 EXCEPTION_LISTS = st.sampled_from([["RuntimeError"], ["ValueError", "OSError"], ["RewardFileNotFoundError"],
                                    ["RuntimeError", "AgentTimeoutError"], []])
 retry_policy = st.builds(
@@ -98,69 +167,143 @@ retry_policy = st.builds(
     weighted((1, st.none()), (1, EXCEPTION_LISTS)),
 )
 # An ad-hoc task's own source: mostly none; else "adhoc", "", or a name a dataset of the job may have.
-SOURCES = st.sampled_from([None] * 12 + ["adhoc", "", "terminal-bench", "ds", "swe"])
-
-# Built-in metrics, in lists whose order shows: the job's metrics follow each dataset's own.
-metric: st.SearchStrategy[dict[str, Any]] = st.sampled_from(["mean", "max", "min", "sum"]).map(lambda t: {"type": t})
-metrics = st.lists(metric, max_size=3)
+SOURCES = [None] * 12 + ["adhoc", "", "terminal-bench", "ds", "swe"]
 # An invalid metric fails the whole job, and with it whatever else the job would have shown: few jobs have
 # one, in one of their metric lists (drawn per list, they masked a third of all jobs).
 INVALID_METRICS: st.SearchStrategy[dict[str, Any]] = st.sampled_from(
     [{"type": "median"}, {"type": "max", "kwargs": {"k": 1}}, {}])
 
 
-# A resumed job is stopped by resume.stop_after, not by an outcome: its trials cancel only by raising CancelledError,
-# and a non-finite reward (which fails the resume) comes only from the kind of earlier trial drawn for it.
-_RESUMED_KINDS = ["binary", "binary", "binary", "binary", "good", "raising", "raising", "planted", "cancelling"]
-# Strategies are built once, here or in a cache: one built in a draw is built and validated again on every draw.
-_RESUMED_OUTCOME_KINDS = {**OUTCOME_KINDS, "cancelling": cancelling.map(lambda o: {**o, "raises": "CancelledError"})}
-resumed_outcome = st.sampled_from(_RESUMED_KINDS).flatmap(_RESUMED_OUTCOME_KINDS.__getitem__)
-# Distinct names drawn first: a unique_by filter would print the (large) outcome strategy on each retry.
-TASK_NAME_LISTS = st.lists(TASK_NAMES, max_size=3, unique=True)
-AGENT_LISTS = st.lists(st.builds(lambda n, m: {"name": n, **({"model": m} if m is not None else {})},
-                                 AGENT_NAMES, MODELS), min_size=1, max_size=2)
+def _outcomes(draw: st.DrawFn, rng: random.Random, kinds: list[str], at_least: int, at_most: int,
+              made: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``at_least`` to ``at_most`` outcomes of ``kinds``; one in four the same as one the job ``made`` before (two
+    NaN rewards, 1 and 1.0, the same error twice: what a job's stats keep together or apart)."""
+    n = draw(_counts(at_least, at_most)) if at_most > at_least else at_least
+    outcomes = []
+    for _ in range(n):
+        if made and rng.randrange(4) == 0:
+            outcomes.append(rng.choice(made))
+            continue
+        kind = rng.choice(kinds)
+        odd = rng.choice(ODD) if kind == "odd" else None
+        outcomes.append(built(rng, kind) if odd is None else draw(ODD_FILES[odd]) if isinstance(odd, str) else odd)
+        made.append(outcomes[-1])
+    return outcomes
 
 
 @cache
-def _outcome_lists(outcomes: st.SearchStrategy, min_size: int, max_size: int) -> st.SearchStrategy[list]:
-    return st.lists(outcomes, min_size=min_size, max_size=max_size)
+def _counts(at_least: int, at_most: int) -> st.SearchStrategy[int]:
+    return st.integers(at_least, at_most)
 
 
-def _tasks(draw: st.DrawFn, n_trials: int, *, adhoc: bool = False, outcomes: st.SearchStrategy = outcome) -> list:
-    names = draw(TASK_NAME_LISTS)
-    tasks = [{"name": name, "trials": draw(_outcome_lists(outcomes, 0, n_trials))} for name in names]
-    for task in tasks if adhoc else []:
-        source = draw(SOURCES)
-        if source is not None:
-            task["source"] = source
+@st.composite
+def outcome_lists(draw: st.DrawFn, at_least: int, at_most: int) -> list[dict[str, Any]]:
+    return _outcomes(draw, random.Random(draw(SEEDS)), OUTCOME_DRAWS, at_least, at_most, [])
+
+
+def _lists(items: list[Any], most: int, *, unique: bool = False, least: int = 0) -> tuple[list[Any], ...]:
+    """Every list of ``least`` to ``most`` of ``items`` (distinct ones with ``unique``), to pick one of in a single
+    draw: each length alike, and within a length each list alike."""
+    by_length = [[list(chosen) for chosen in (itertools.permutations(items, size) if unique else
+                                              itertools.product(items, repeat=size))]
+                 for size in range(least, most + 1)]
+    largest = max(len(lists) for lists in by_length)
+    return tuple(chosen for lists in by_length for chosen in lists * (largest // len(lists)))
+
+
+# Lists drawn whole, in one draw each.
+TASK_NAME_LISTS = _lists(TASK_NAMES, 3, unique=True)
+AGENTS = [{"name": name, **({"model": model} if model is not None else {})} for name in AGENT_NAMES for model in MODELS]
+# Those with a name with "__" twice as often: the evals key's last "__" then names another dataset than the one
+# the trial ran.
+DATASET_NAME_LISTS = (*_lists(DATASET_NAMES, 2, unique=True),
+                      *(names for names in _lists(DATASET_NAMES, 2, unique=True) if any("__" in n for n in names)))
+# Built-in metrics, in lists whose order shows: the job's metrics follow each dataset's own.
+METRIC_LISTS = _lists([{"type": kind} for kind in ("mean", "max", "min", "sum")], 3)
+
+
+def _tasks(draw: st.DrawFn, rng: random.Random, n_trials: int, kinds: list[str], made: list[dict[str, Any]], *,
+           adhoc: bool = False) -> list:
+    tasks = [{"name": name, "trials": _outcomes(draw, rng, kinds, 0, n_trials, made)}
+             for name in pick(draw, TASK_NAME_LISTS)]
+    if adhoc:  # an ad-hoc task's own source: mostly none; else "adhoc", "", or a dataset's name
+        for task in tasks:
+            source = rng.choice(SOURCES)
+            if source is not None:
+                task["source"] = source
     return tasks
+
+
+# Equal rewards harbor's reward_stats keep in one bucket or apart: 1 and 1.0, 0.0 and -0.0, two NaNs.
+SAME_REWARDS = [({"reward_txt": b"1"}, {"reward_json": b'{"reward": 1}'}), ({"reward_txt": b"nan"},) * 2,
+                ({"reward_txt": b"0"}, {"reward_txt": b"-0.0"}), ({"reward_json": b'{"reward": NaN}'},) * 2]
+
+
+def telling_job(rng: random.Random) -> dict:
+    """A small job of one of five kinds that tell apart what the jobs above seldom show, each in a few of hundreds:
+    a finished trial whose result.json is gone on a resume (harbor runs it again, and the run takes the task's next
+    outcome, another reward); a finished job whose earlier run retried a trial (the resumed job counts its retries
+    on from the earlier result.json's); a trial retried (the retry takes the earlier run out of the running stats);
+    two equal rewards (one bucket of reward_stats or two); a trial whose rewards are {} (counted all the same)."""
+    job: dict[str, Any] = {"agents": [rng.choice(AGENTS)], "n_attempts": 1, "metrics": [], "datasets": []}
+    kind = rng.choice(["removed", "retried-resumed", "retried-resumed", "retried", "same", "empty"])
+    trials: list[dict[str, Any]]
+    if kind == "removed":
+        first, then = rng.sample([b"1", b"0", b"0.5"], 2)
+        trials = [{"reward_txt": first}, {"reward_txt": then}]
+        job["resume"] = {"trial_results": [{"trial": 0}]}
+    elif kind == "same":
+        trials = list(rng.choice(SAME_REWARDS))
+        job["n_attempts"] = 2
+    elif kind == "empty":  # a verifier result with no rewards still counts as a trial
+        trials = [{"reward_json": b"{}"}, {"reward_txt": rng.choice(BINARY)}]
+        job["n_attempts"] = 2
+    else:
+        trials = [{"raises": rng.choice(RETRYABLE_RAISED), "raises_in": "agent", "reward_txt": b"1"},
+                  {"reward_txt": rng.choice(BINARY)}]
+        job.update(retry={"max_retries": 1}, **({"resume": {}} if kind == "retried-resumed" else {}))
+    return {**job, "tasks": [{"name": rng.choice(TASK_NAMES), "trials": trials}]}
 
 
 @st.composite
 def builtin_jobs(draw: st.DrawFn, adhoc_sources: bool = True, invalid_metric: bool = False,
-                 resumed: bool = False) -> dict:
-    agents = draw(AGENT_LISTS)
-    n_attempts = draw(st.integers(1, 3))
-    retry = draw(retry_policy) if draw(st.integers(0, 3)) == 0 else None
+                 resumed: bool = False, telling: bool = False) -> dict:
+    rng = random.Random(draw(SEEDS))  # the job's outcomes and sources
+    if telling and rng.randrange(6) == 0:
+        # Decided by the seed, not by a draw of its own: Hypothesis varies a job's seed far more freely than the
+        # branch it took, and the telling jobs came up a third as often as their share.
+        return telling_job(rng)
+    made: list[dict[str, Any]] = []  # its outcomes so far
+    agents = [AGENTS[at] for at in pick(draw, AGENT_LISTS)]
+    n_attempts, with_retry = pick(draw, ATTEMPTS)
+    retry = draw(retry_policy) if with_retry else None
     # A task's outcomes are its runs: with retries, up to (1 + max_retries) per trial.
     n_trials = n_attempts * len(agents) * (1 + (retry["max_retries"] if retry else 0))
-    outcomes = retry_outcome if retry else outcome
+    kinds = RETRY_OUTCOME_DRAWS if retry else OUTCOME_DRAWS
     if resumed:  # the earlier run and the resumed one both take outcomes
-        n_trials, outcomes = 2 * n_trials, resumed_outcome
-    datasets = [{"name": name, "metrics": draw(metrics), "tasks": _tasks(draw, n_trials, outcomes=outcomes)}
-                for name in draw(st.lists(DATASET_NAMES, max_size=2, unique=True))]
-    job_metrics: list[dict[str, Any]] = draw(metrics)
+        n_trials, kinds = 2 * n_trials, RESUMED_OUTCOME_DRAWS
+    datasets = [{"name": name, "metrics": list(pick(draw, METRIC_LISTS)),
+                 "tasks": _tasks(draw, rng, n_trials, kinds, made)} for name in pick(draw, DATASET_NAME_LISTS)]
+    job_metrics: list[dict[str, Any]] = list(pick(draw, METRIC_LISTS))
     job = {"agents": agents, "n_attempts": n_attempts, **({"retry": retry} if retry else {}), "metrics": job_metrics,
-           "tasks": _tasks(draw, n_trials, adhoc=adhoc_sources, outcomes=outcomes),
+           "tasks": _tasks(draw, rng, n_trials, kinds, made, adhoc=adhoc_sources),
            "datasets": datasets}
     if invalid_metric:
         invalid = draw(INVALID_METRICS)
         lists: list[Any] = [job_metrics, *(d["metrics"] for d in datasets)]
-        into = lists[draw(st.integers(0, len(lists) - 1))]
-        into.insert(draw(st.integers(0, len(into))), invalid)
+        into = pick(draw, lists)
+        into.insert(draw(_counts(0, len(into))), invalid)
     if not job["tasks"] and not any(d["tasks"] for d in datasets):
-        job["tasks"] = [{"name": "a", "trials": draw(_outcome_lists(outcomes, 1, n_trials))}]
+        job["tasks"] = [{"name": "a", "trials": _outcomes(draw, rng, kinds, 1, n_trials, made)}]
     return job
+
+
+# One agent or two (as often, one and two in turn: Hypothesis draws the first indices of a long list most), each
+# of AGENTS alike: indices into it.
+_ONE, _TWO = (_lists(list(range(len(AGENTS))), n, least=n) for n in (1, 2))
+AGENT_LISTS = tuple(agents for pair in zip(_ONE * len(AGENTS), _TWO, strict=True) for agents in pair)
+# One to three attempts, and a retry policy one time in four.
+ATTEMPTS = tuple((attempts, retry) for retry in (True, False, False, False) for attempts in (1, 2, 3))
 
 
 def _uv_script_jobs() -> st.SearchStrategy[dict]:
@@ -174,7 +317,7 @@ def _uv_script_jobs() -> st.SearchStrategy[dict]:
             "tasks": [{"name": f"t{i}", "trials": [o]} for i, o in enumerate(outcomes)],
             "scripts": {name: shipped[name]},
         },
-        st.sampled_from(sorted(shipped)), st.booleans(), st.lists(outcome, min_size=1, max_size=3),
+        st.sampled_from(sorted(shipped)), st.booleans(), outcome_lists(1, 3),
     )
 
 
@@ -187,7 +330,7 @@ retried_then_cancelled = st.builds(
         "tasks": [{"name": "a", "trials": [first, then, *([then] * (len(agents) - 1))]},
                   {"name": "b", "trials": [cancel] * len(agents)}],
     },
-    st.one_of(retryable, _RETRYABLE["scored"]),
+    st.one_of(retryable, scored),
     st.one_of(binary, retryable),
     cancelling,
     st.sampled_from([{}, {"exclude_exceptions": []}]),
@@ -208,45 +351,50 @@ _FILTER_DRAWS = ["default", "none", "default", "default", "default", "not-cancel
 TRIAL_FILES = ["kept"] * 7 + ["removed"] * 3 + ["invalid-json", "refused"]
 JOB_FILES = ["kept"] * 8 + ["removed", "removed", "invalid"]
 FIRST_OUTCOMES = ["as-drawn"] * 7 + ["errored", "errored", "nan-as-null", "nan-as-null"]
-REFUSED = st.sampled_from([b'{"task_name": "a"}', b"{}", b"[]", b"null", b'{"reward": 1}'])
-INVALID_JOB_RESULTS = st.sampled_from([b"", b"{", b'{"n_total_trials": 1}'])
+REFUSED = [b'{"task_name": "a"}', b"{}", b"[]", b"null", b'{"reward": 1}']
+INVALID_JOB_RESULTS = [b"", b"{", b'{"n_total_trials": 1}']
+NON_FINITE = [{"reward_txt": b"nan"}, {"reward_json": b'{"reward": NaN}'}, {"reward_txt": b"inf"}]
+
+
+_EARLIER_RUNS = builtin_jobs(adhoc_sources=False, resumed=True)
 
 
 @st.composite
 def resumed_jobs(draw: st.DrawFn) -> dict:
     """A job stopped part-way (or finished), earlier trials of each kind made or altered, then resumed."""
-    job = draw(builtin_jobs(adhoc_sources=False, resumed=True))
+    job = draw(_EARLIER_RUNS)
     groups = [job["tasks"], *(d["tasks"] for d in job["datasets"])]
     n_trials = job["n_attempts"] * len(job["agents"]) * sum(len(tasks) for tasks in groups)
-    stop_after = None if draw(st.sampled_from(STOPS)) == "finished" else draw(st.integers(0, n_trials - 1))
+    # How the earlier run ended and what became of its files come from a seed: each resumed job its own choices
+    # (drawn one by one, a few of them kept coming back together).
+    rng = random.Random(draw(SEEDS))
+    stop_after = None if rng.choice(STOPS) == "finished" else rng.randrange(n_trials)
     started = n_trials if stop_after is None else stop_after + 1
     resume: dict[str, Any] = {} if stop_after is None else {"stop_after": stop_after}
-    filtered = FILTERS[draw(st.sampled_from(_FILTER_DRAWS))]
+    filtered = FILTERS[rng.choice(_FILTER_DRAWS)]
     if filtered is not None:
         resume["filter_error_types"] = filtered
-    trial_file = draw(st.sampled_from(TRIAL_FILES))
+    trial_file = rng.choice(TRIAL_FILES)
     if trial_file != "kept":
-        data = {"removed": None, "invalid-json": b"{"}.get(trial_file) if trial_file != "refused" else draw(REFUSED)
-        resume["trial_results"] = [{"trial": draw(st.integers(0, started - 1)),
-                                    **({"replace": data} if data is not None else {})}]
-    job_file = draw(st.sampled_from(JOB_FILES))
+        data = rng.choice(REFUSED) if trial_file == "refused" else {"removed": None, "invalid-json": b"{"}[trial_file]
+        resume["trial_results"] = [{"trial": rng.randrange(started), **({"replace": data} if data is not None else {})}]
+    job_file = rng.choice(JOB_FILES)
     if job_file != "kept":
-        resume["job_result"] = {"replace": draw(INVALID_JOB_RESULTS)} if job_file == "invalid" else {}
+        resume["job_result"] = {"replace": rng.choice(INVALID_JOB_RESULTS)} if job_file == "invalid" else {}
     # The job's first trial takes its first task's first outcome: an error the filter may name, or a reward
     # harbor writes as null.
-    first_outcome = draw(st.sampled_from(FIRST_OUTCOMES))
+    first_outcome = rng.choice(FIRST_OUTCOMES)
     if first_outcome != "as-drawn":
         first = next(tasks for tasks in groups if tasks)[0]
-        made = ({"raises": "RuntimeError", "raises_in": draw(st.sampled_from(STAGES))} if first_outcome == "errored"
-                else draw(st.sampled_from([{"reward_txt": b"nan"}, {"reward_json": b'{"reward": NaN}'},
-                                           {"reward_txt": b"inf"}])))
+        made = ({"raises": "RuntimeError", "raises_in": rng.choice(STAGES)} if first_outcome == "errored"
+                else rng.choice(NON_FINITE))
         first["trials"] = [made, *first["trials"]][:max(len(first["trials"]), 1)]
     return {**job, "resume": resume}
 
 
 # one_of weighs distinct branches alike: a uv-script job one time in twenty, a retried then cancelled one
 # one time in twenty, a job with an invalid metric one time in twenty.
-builtin_job_inputs = builtin_jobs()
+builtin_job_inputs = builtin_jobs(telling=True)
 invalid_metric_jobs = builtin_jobs(invalid_metric=True)
 # Without an ad-hoc task's own source, for what reads the result.json a job leaves: a source no
 # dataset has fails the job on its progress line, and the result.json being written then is
@@ -256,6 +404,10 @@ _WITHOUT_OWN_SOURCES = (builtin_jobs(adhoc_sources=False), builtin_jobs(adhoc_so
 jobs_without_own_sources = st.sampled_from(range(20)).flatmap(lambda i: _WITHOUT_OWN_SOURCES[i == 19])
 uv_script_jobs = st.deferred(_uv_script_jobs)  # one strategy, built on its first draw
 resumed_job_inputs = resumed_jobs()
+
+
+
+
 # Four in twenty resumed.
 job_inputs = st.sampled_from(range(20)).flatmap(
     lambda i: {19: uv_script_jobs, 18: retried_then_cancelled, 17: invalid_metric_jobs,

@@ -1,0 +1,121 @@
+"""The answers and ci inputs that ship with the suite (oracles/recordings/): a conforming candidate's ci run on a fresh
+machine needs no oracle environment, a diverging one still reports what it found when none can be made, and a stale
+recording is neither used nor let through lint.
+
+These tests start no oracle: tests/conftest.py fails any test that asks for an oracle environment, which is the
+evidence that none was needed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from conformance import ORACLE_RELEASE
+from conformance.cli import app
+from conformance.oracle import answers, environments, recordings
+from conformance.report.reader import read
+from conformance.run import certification, recording, stored_inputs
+
+REPO = Path(__file__).resolve().parent.parent
+ORACLE = f"harbor=={ORACLE_RELEASE}"
+SURFACES = ["reward.parse", "pass_at_k"]
+
+
+@pytest.fixture
+def fresh(tmp_path, monkeypatch) -> Path:
+    """A machine that has run nothing: empty answer cache and input store."""
+    monkeypatch.setenv(answers.FOLDER_ENV, str(tmp_path / "answers"))
+    monkeypatch.setenv(stored_inputs.FOLDER_ENV, str(tmp_path / "inputs"))
+    return tmp_path
+
+
+def _certify(folder: Path, candidate: str, name: str = "run") -> tuple[certification.Run, object]:
+    report = folder / f"{name}.jsonl"
+    run = certification.certify(certification.Options(candidate=candidate, oracle=ORACLE, surfaces=SURFACES,
+                                                      profile="ci"), report)
+    return run, read(report)
+
+
+def test_the_shipped_recording_applies_as_it_is():
+    assert recording.problems() == []
+    assert recordings.load(ORACLE_RELEASE) is not None
+
+
+def test_a_conforming_ci_run_on_a_fresh_machine_asks_no_oracle(fresh):
+    run, data = _certify(fresh, "reference")
+    assert run.conforms
+    footer = data.footer
+    asked = footer.total + sum(line.inputs_run for line in data.generated)
+    assert footer.recorded_answers == asked > 1000, "every answer from the recordings"
+    assert footer.cached_answers == 0
+    assert footer.recorded_inputs == len(SURFACES), "every generator's inputs sent, none drawn"
+    assert all(line.replayed == line.inputs_run > 0 for line in data.generated)
+
+
+def test_the_pinned_hypothesis_is_the_one_the_inputs_were_drawn_with():
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    (pin,) = extras["pinned"]
+    header = recordings.read_header(recordings.path(ORACLE_RELEASE))
+    assert header is not None and pin == f"hypothesis=={header.hypothesis}"
+    assert "harbor-conformance[pinned]" in extras["test"]
+
+
+def test_a_divergence_without_an_oracle_environment_is_reported_with_what_to_install(fresh, monkeypatch):
+    def no_python(harbor_version: str, log: object = None) -> answers.Identity:
+        raise environments.OracleSetupError("the oracle needs CPython 3.12 and none was found")
+
+    monkeypatch.setattr(answers, "identity", no_python)
+    run, data = _certify(fresh, "tests.wrong_candidates:pass_at_1")
+    assert not run.conforms
+    findings = [r for r in data.records if r.generated]
+    assert findings and all(r.outcome == "fail" for r in findings), "divergences, none of them the oracle's"
+    (line,) = [g for g in data.generated if g.surface == "pass_at_k"]
+    assert line.unanswered > 0 and "CPython 3.12" in (line.unanswered_reason or "")
+    warned = [w for w in data.tally().warnings() if w.surface == "pass_at_k"]
+    assert [w.name for w in warned] == ["oracle-unanswered"]
+
+
+def _stale_copy(tmp_path: Path, monkeypatch, **changes: object) -> Path:
+    copy = tmp_path / "oracles"
+    shutil.copytree(recordings.folder(), copy / recordings.FOLDER)
+    file = copy / recordings.FOLDER / f"harbor-{ORACLE_RELEASE}.jsonl"
+    lines = file.read_text().splitlines(keepends=True)
+    lines[0] = json.dumps({**json.loads(lines[0]), **changes}) + "\n"
+    file.write_text("".join(lines))
+    monkeypatch.setattr(recordings, "folder", lambda: copy / recordings.FOLDER)
+    recordings.load.cache_clear()
+    return file
+
+
+@pytest.mark.parametrize(("changes", "words"), [
+    ({"adapter": "0" * 16}, "recorded with adapter 0000000000000000"),
+    ({"lock_hash": "f" * 16}, "recorded with lock"),
+    ({"protocol": 99}, "recorded with protocol 99"),
+])
+def test_a_recording_of_another_oracle_is_not_used_and_fails_the_check(tmp_path, monkeypatch, changes, words):
+    file = _stale_copy(tmp_path, monkeypatch, **changes)
+    try:
+        assert recordings.load(ORACLE_RELEASE) is None
+        result = CliRunner().invoke(app, ["recordings", "check"])
+        assert result.exit_code == 1
+        assert words in result.output and str(file) in " ".join(result.output.split())
+    finally:
+        recordings.load.cache_clear()
+
+
+def test_inputs_drawn_with_other_strategy_code_fail_the_check(monkeypatch):
+    monkeypatch.setattr(stored_inputs, "__version__", "another")
+    stored_inputs.strategy_fingerprint.cache_clear()
+    try:
+        found = recording.problems()
+    finally:
+        stored_inputs.strategy_fingerprint.cache_clear()
+    assert len(found) == len([p for p in found if "no ci inputs recorded" in p]) > 0
+    assert any(re.search(r"for reward\.parse with its strategy code", p) for p in found)

@@ -87,21 +87,6 @@ TARGETS = {  # what the figures should show on a 2-core machine; a surface's own
 }
 
 
-# Each surface's draws per second as a share of the yardstick's, measured before the strategies were made leaner
-# (an idle machine, 300 derandomized draws). The target is twice that; a surface not listed has none.
-BASELINE_DRAW_SHARES = {
-    "reward.parse": 0.53, "metric.compute": 0.63, "pass_at_k": 0.13, "multi_step.reward": 0.46, "job.result": 0.34,
-    "outcome.summary": 0.25, "reason.normalize": 0.71, "evsys.metric": 0.82,
-}
-DRAW_SHARE_GAIN = 2
-
-# Each surface's ci examples per second through the in-process reference and the live oracle (the rate a campaign
-# worker explores at), measured by the bench before the strategies were made leaner. The target is twice that.
-BASELINE_EXAMPLES_PER_SECOND = {
-    "evsys.metric": 512, "metric.compute": 106, "job.result": 24, "multi_step.reward": 83, "outcome.summary": 101,
-    "pass_at_k": 60, "reason.normalize": 467, "reward.parse": 283,
-}
-EXAMPLES_GAIN = 2
 
 
 # The figures a surface's declaration may set a target for (Bench.targets): where each is kept among a surface's
@@ -110,6 +95,8 @@ SURFACE_FIGURES = {
     "exec inputs/s": ("exec_recorded", False, " (recorded oracle)"),
     "exec / raw": ("exec_over_raw", False, ""),
     "wire / plain JSON": ("wire_over_plain", True, ""),
+    "draws ÷ yardstick": ("draw_share", False, ""),
+    "ci examples/s": ("examples_per_second", False, ""),
 }
 
 
@@ -599,15 +586,16 @@ def table(results: Results) -> str:
 
 def _against_targets(results: Results) -> Iterator[tuple[str, float, float, bool]]:
     rates, runs = results.rates, results.runs
-    for surface, figures in rates.items():
+    for surface in surfaces.SURFACES:
+        figures = {**rates.get(surface, {})}
+        if surface in results.draw_shares:
+            figures["draw_share"] = results.draw_shares[surface]
+        if surface in results.examples_per_second:
+            figures["examples_per_second"] = results.examples_per_second[surface]
         for figure, target in surfaces.get(surface).bench.targets.items():
             key, lower_is_better, note = SURFACE_FIGURES[figure]
             if key in figures:
                 yield f"{surface} {figure}{note}", target, figures[key], lower_is_better
-    for surface, share in results.draw_shares.items():
-        if surface in BASELINE_DRAW_SHARES:
-            yield (f"{surface} draws ÷ yardstick", round(DRAW_SHARE_GAIN * BASELINE_DRAW_SHARES[surface], 2), share,
-                   False)
     for surface, figures in rates.items():
         if "run_over_slower" in figures:
             yield f"{surface} run / slower side", TARGETS["run / slower side"], figures["run_over_slower"], True
@@ -629,9 +617,6 @@ def _against_targets(results: Results) -> Iterator[tuple[str, float, float, bool
                runs["fresh machine"]["seconds"] / runs["cached"]["seconds"], True)
         yield ("oracle environments a fresh machine makes", TARGETS["oracle environments a fresh machine makes"],
                runs["fresh machine"].get("environments_made", 0), True)
-    for surface, rate in results.examples_per_second.items():
-        if surface in BASELINE_EXAMPLES_PER_SECOND:
-            yield (f"{surface} ci examples/s", EXAMPLES_GAIN * BASELINE_EXAMPLES_PER_SECOND[surface], rate, False)
     if "fresh" in runs:
         yield "fresh certify s", TARGETS["fresh certify s"], runs["fresh"]["seconds"], True
     for name, key in (("offline", "offline tests s"), ("all", "tests s")):

@@ -605,10 +605,10 @@ def _against_targets(results: Results) -> Iterator[tuple[str, float, float, bool
     if "warm" in runs:
         yield "warm certify s", TARGETS["warm certify s"], runs["warm"]["seconds"], True
         yield "harness MB", TARGETS["harness MB"], runs["warm"]["harness_mb"], True
-    if "cached" in runs:
+    if "cached" in runs and "warm" in runs:
         yield ("warm ÷ cached certify", TARGETS["warm ÷ cached certify"],
                runs["warm"]["seconds"] / runs["cached"]["seconds"], False)
-    if "cached" in runs and "oracle side" in runs:
+    if "cached" in runs and "oracle side" in runs and "warm" in runs:
         slower = max(runs["cached"]["seconds"], runs["oracle side"]["seconds"])
         yield ("uncached certify ÷ slower side", TARGETS["uncached certify ÷ slower side"],
                runs["warm"]["seconds"] / slower, True)

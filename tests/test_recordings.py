@@ -119,3 +119,107 @@ def test_inputs_drawn_with_other_strategy_code_fail_the_check(monkeypatch):
         stored_inputs.strategy_fingerprint.cache_clear()
     assert len(found) == len([p for p in found if "no ci inputs recorded" in p]) > 0
     assert any(re.search(r"for reward\.parse with its strategy code", p) for p in found)
+
+
+# -- does a run need the oracle environment? (`conformance recordings needed`, asked by the GitHub Action) ------
+
+def _need(tmp_path: Path, *args: str, oracle: str | None = None, profile: str | None = None) -> recording.OracleNeed:
+    return recording.oracle_environment(oracle, profile, list(args), where=tmp_path)
+
+
+def test_a_ci_run_against_the_recorded_release_needs_no_oracle_environment(tmp_path):
+    for found in (_need(tmp_path), _need(tmp_path, oracle=ORACLE, profile="ci"),
+                  _need(tmp_path, "--surface", "reward.parse", "-k", "reward.parse::*", "--timeout-multiplier", "3",
+                        "--validate-protocol", "--strict-warnings")):
+        assert found.needed is False, found.reason
+        assert "recordings answer" in found.reason
+
+
+def test_the_recorded_oracle_never_needs_one(tmp_path):
+    found = _need(tmp_path, "--seed", "3", "--no-oracle-cache", oracle="recorded", profile="dev")
+    assert found.needed is False and "recorded oracle" in found.reason
+    assert _need(tmp_path, "--oracle=recorded", oracle=ORACLE).needed is False  # the options certify is given last
+
+
+def test_a_release_with_no_recording_needs_one(tmp_path):
+    found = _need(tmp_path, oracle="harbor==0.25.0")
+    assert found.needed is True and "harbor==0.25.0" in found.reason
+    assert _need(tmp_path, oracle="exec:./my-oracle").needed is True
+
+
+def test_a_stale_recording_needs_one(tmp_path, monkeypatch):
+    _stale_copy(tmp_path, monkeypatch, adapter="0" * 16)
+    try:
+        found = _need(tmp_path)
+    finally:
+        recordings.load.cache_clear()
+    assert found.needed is True and "recordings check" in found.reason
+
+
+@pytest.mark.parametrize("args", [("--profile", "dev"), ("--profile=explore",)])
+def test_a_profile_without_a_fixed_seed_needs_one(tmp_path, args):
+    assert _need(tmp_path, profile="dev").needed is True
+    found = _need(tmp_path, *args, profile="ci")  # given after --profile ci, as certify.sh puts them
+    assert found.needed is True and "fresh seed" in found.reason
+
+
+@pytest.mark.parametrize("args", [
+    ("--seed", "3"), ("--seed=0",), ("--max-examples", "250"), ("--shard", "1/2"), ("--cases", "my-cases"),
+    ("--no-oracle-cache",), ("--no-input-cache",), ("--example-database", "db"), ("--observations", "obs"),
+    ("--oracle-processes", "2"),
+])
+def test_options_that_draw_or_ask_otherwise_need_one(tmp_path, args):
+    found = _need(tmp_path, "--surface", "reward.parse", *args)
+    assert found.needed is True
+    assert args[0].split("=")[0] in found.reason
+
+
+def test_the_config_file_is_read_as_certify_reads_it(tmp_path):
+    config = tmp_path / "conformance.toml"
+    config.write_text('profile = "dev"\n')
+    assert _need(tmp_path).needed is True
+    assert _need(tmp_path, profile="ci").needed is False  # an input given wins over the file
+    config.write_text("no-oracle-cache = true\n")
+    assert _need(tmp_path).needed is True
+    assert _need(tmp_path, "--no-config").needed is False
+    config.write_text("no-oracle-cache = false\nmax-examples = 9\n")
+    found = _need(tmp_path)
+    assert found.needed is True and "--max-examples" in found.reason and "--no-oracle-cache" not in found.reason
+    other = tmp_path / "other.toml"
+    other.write_text('oracle = "recorded"\n')
+    assert _need(tmp_path, "--config", str(other)).needed is False
+
+
+def test_cases_only_need_no_inputs(tmp_path):
+    found = _need(tmp_path, "--no-generate", profile="dev")
+    assert found.needed is False and "no generated inputs" in found.reason
+
+
+def test_another_hypothesis_needs_one_and_says_to_pin_it(tmp_path, monkeypatch):
+    import hypothesis
+
+    monkeypatch.setattr(hypothesis, "__version__", "6.0.0")
+    found = _need(tmp_path)
+    assert found.needed is True
+    assert "6.0.0 is installed" in found.reason and "harbor-conformance[pinned]" in found.reason
+
+
+def test_inputs_of_other_strategy_code_need_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(stored_inputs, "__version__", "another")
+    stored_inputs.strategy_fingerprint.cache_clear()
+    try:
+        found = _need(tmp_path)
+    finally:
+        stored_inputs.strategy_fingerprint.cache_clear()
+    assert found.needed is True and "strategy code" in found.reason
+
+
+def test_the_command_prints_the_answer_for_github_output(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["recordings", "needed"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "needed=false\n"
+    assert "not needed" in result.stderr
+    result = CliRunner().invoke(app, ["recordings", "needed", "--oracle", ORACLE, "--", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "needed=true\n" and "--seed" in result.stderr

@@ -1,5 +1,6 @@
 """A strategy's draws are a function of Hypothesis's choices alone: pass_at_k builds its trials from seeds it
-draws, and the others build their strategies once; a seeded run draws the same inputs again."""
+draws, reason.normalize its phrases and evsys.metric its tasks' samples, and the others build their strategies
+once; a seeded run draws the same inputs again."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ def _drawn(name: str) -> list[str]:
     return drawn
 
 
-@pytest.mark.parametrize("name", ["pass_at_k", "outcome.summary", "job.result", "multi_step.reward"])
+@pytest.mark.parametrize("name", ["pass_at_k", "outcome.summary", "job.result", "multi_step.reward",
+                                  "reward.parse", "reason.normalize", "evsys.metric"])
 def test_a_seeded_run_draws_the_same_inputs_again(name):
     first = _drawn(name)
     assert len(first) == 40 and len(set(first)) > 1

@@ -2,7 +2,7 @@
 `nox -s upgrade-gate -- [VERSION]`, `nox -s harbor-changes`, `nox -s bench`, `nox -s explore-sharded`,
 `nox -s offline` (the tests that need no oracle), `nox -s slow` (the slow end-to-end tests), `nox -s mutants`
 (the suite's kill rate on one-bug mutants), `nox -s campaign` (a fuzzing campaign on a Dask cluster), `nox -s site`
-(a static site of reports)."""
+(a static site of reports), `nox -s recordings` (harbor's answers and the ci inputs that ship with the suite)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,15 @@ def lint(session: nox.Session) -> None:
     session.run("conformance", "cases", "check")
     session.run("conformance", "expectations", "check", *sorted(map(str, Path("oracles/expectations").glob("*.yaml"))))
     session.run("conformance", "schemas", "--check")
+    session.run("conformance", "recordings", "check")
+
+
+@nox.session
+def recordings(session: nox.Session) -> None:
+    """harbor 0.13.1's answers to every case and to the ci profile's inputs, with those inputs, written anew into
+    oracles/recordings/ (after a change to the corpus, a strategy, the oracle's adapter or its lock)."""
+    session.install("-e", ".[pinned]")
+    session.run("conformance", "recordings", "write", *session.posargs)
 
 
 @nox.session

@@ -26,11 +26,13 @@ In one run, on the machine at hand, it measures and prints:
   machine matters less);
 - the wall time and peak memory (harness, and its largest child process: the oracle)
   of a warm ``certify --candidate reference --profile ci`` that asks the oracle
-  everything (``--no-oracle-cache``), the wall time of the same run answered
-  from the oracle answer cache (the candidate's side alone), of harbor itself
-  certified the same way (the oracle's side alone), and of the same run on a
-  fresh machine (empty caches: the oracle environment is created and every
-  wheel downloaded);
+  everything and draws every input (``--no-oracle-cache --no-input-cache``),
+  the wall time of the same run answered from the oracle answer cache with
+  its inputs stored (the candidate's side alone), of harbor itself certified
+  the same way (the oracle's side alone), of the same run on a machine the
+  suite was just installed on (its caches empty: the suite's recorded answers
+  and inputs, and how many oracle environments it made), and on a fresh
+  machine (every cache empty, uv's too);
 - in a checkout, the time of the README's test command and of its offline tier.
 
 Targets are printed beside the figures; nothing here asserts them.
@@ -62,6 +64,7 @@ from conformance.oracle import answers
 from conformance.report.model import Party
 from conformance.report.writer import ReportWriter, new_header
 from conformance.run import generate as generation
+from conformance.run import stored_inputs
 from conformance.run.plan import DEFAULT_ORACLE
 from conformance.run.runner import Input, Oracle, run_inputs
 
@@ -70,7 +73,9 @@ EXEC_REFERENCE = f"exec:{sys.executable} -m conformance.reference"
 TARGETS = {  # what the figures should show on a 2-core machine; a surface's own are in its declaration's `bench`
     "run / slower side": 1.3,
     "warm certify s": 60,
-    "warm ÷ cached certify": 5,
+    "warm ÷ cached certify": 5,  # live oracle and fresh draws, against answers and inputs kept from a run before
+    "fresh machine ÷ cached certify": 1.5,  # empty caches, the suite's recordings: no oracle environment made
+    "oracle environments a fresh machine makes": 0,
     "uncached certify ÷ slower side": 1.3,
     "fresh certify s": 180,
     "harness MB": 300,
@@ -82,13 +87,6 @@ TARGETS = {  # what the figures should show on a 2-core machine; a surface's own
 }
 
 
-# Each surface's draws per second as a share of the yardstick's, measured before the strategies were made leaner
-# (an idle machine, 300 derandomized draws). The target is twice that; a surface not listed has none.
-BASELINE_DRAW_SHARES = {
-    "reward.parse": 0.53, "metric.compute": 0.63, "pass_at_k": 0.13, "multi_step.reward": 0.46, "job.result": 0.34,
-    "outcome.summary": 0.25, "reason.normalize": 0.71, "evsys.metric": 0.82,
-}
-DRAW_SHARE_GAIN = 2
 
 
 # The figures a surface's declaration may set a target for (Bench.targets): where each is kept among a surface's
@@ -97,6 +95,8 @@ SURFACE_FIGURES = {
     "exec inputs/s": ("exec_recorded", False, " (recorded oracle)"),
     "exec / raw": ("exec_over_raw", False, ""),
     "wire / plain JSON": ("wire_over_plain", True, ""),
+    "draws ÷ yardstick": ("draw_share", False, ""),
+    "ci examples/s": ("examples_per_second", False, ""),
 }
 
 
@@ -417,7 +417,10 @@ print("BENCH-MEMORY", hwm_kb("self"), max(children.values(), default=0), file=sy
 
 
 def certify_run(env: dict[str, str] | None = None, *options: str, candidate: str = "reference") -> dict[str, float]:
-    """A whole ``certify --candidate reference --profile ci`` in its own process: seconds and peak MB."""
+    """A whole ``certify --candidate reference --profile ci`` in its own process: seconds and peak MB, and how
+    many oracle environments it made (in the suite cache folder ``env`` names, when it names one)."""
+    cache = Path(env["HARBOR_CONFORMANCE_CACHE"]) if env and "HARBOR_CONFORMANCE_CACHE" in env else None
+    before = _environments(cache)
     with tempfile.TemporaryDirectory() as folder:
         argv = [sys.executable, "-c", MEASURED_RUN, "certify", "--candidate", candidate, "--profile", "ci",
                 "--report", str(Path(folder) / "r.jsonl"), *options]
@@ -429,7 +432,11 @@ def certify_run(env: dict[str, str] | None = None, *options: str, candidate: str
         raise RuntimeError(f"certify did not finish: {done.stderr[-2000:]}")
     harness_kb, child_kb = map(int, line.split()[1:])
     return {"seconds": seconds, "harness_mb": harness_kb / 1024, "oracle_mb": child_kb / 1024,
-            "conforms": "conforms" in done.stdout}
+            "conforms": "conforms" in done.stdout, "environments_made": len(_environments(cache) - before)}
+
+
+def _environments(cache: Path | None) -> set[str]:
+    return {p.name for p in (cache / "oracle-envs").glob("harbor-*")} if cache is not None else set()
 
 
 def fresh_environment(folder: Path) -> dict[str, str]:
@@ -438,6 +445,17 @@ def fresh_environment(folder: Path) -> dict[str, str]:
     env["HARBOR_CONFORMANCE_CACHE"] = str(folder / "harbor-conformance")
     env[answers.FOLDER_ENV] = str(folder / "oracle-answers")
     env["UV_CACHE_DIR"] = str(folder / "uv")
+    env[stored_inputs.FOLDER_ENV] = str(folder / "inputs")
+    return env
+
+
+def fresh_machine(folder: Path) -> dict[str, str]:
+    """A machine the suite was just installed on: its caches empty (no oracle environment, no answers, no stored
+    inputs), uv's own cache as the installation left it."""
+    env = dict(os.environ)
+    env["HARBOR_CONFORMANCE_CACHE"] = str(folder / "harbor-conformance")
+    env[answers.FOLDER_ENV] = str(folder / "oracle-answers")
+    env[stored_inputs.FOLDER_ENV] = str(folder / "inputs")
     return env
 
 
@@ -485,16 +503,21 @@ def measure(count: int, fresh: bool, only: list[str] | None) -> Results:
     print("strategies' draws", file=sys.stderr)
     measure_draws(results, only)
     if not only:
-        with tempfile.TemporaryDirectory() as folder:  # answers of its own: the user's cache is left alone
-            own = {**os.environ, answers.FOLDER_ENV: folder}
+        with tempfile.TemporaryDirectory() as folder:  # caches of its own: the user's are left alone
+            own = {**os.environ, answers.FOLDER_ENV: str(Path(folder) / "answers"),
+                   stored_inputs.FOLDER_ENV: str(Path(folder) / "inputs")}
             print("warm certify", file=sys.stderr)
-            certify_run(own)  # warms every cache (the oracle's scripts, its answers) before the measured runs
-            results.runs["warm"] = certify_run(own, "--no-oracle-cache")
+            certify_run(own)  # warms every cache (the oracle's scripts, its answers, the inputs) first
+            # The live oracle asked everything, every input drawn: what a rerun cost before anything was kept.
+            results.runs["warm"] = certify_run(own, "--no-oracle-cache", "--no-input-cache")
             print("cached certify", file=sys.stderr)
-            results.runs["cached"] = certify_run(own)  # the oracle answered from the cache: the candidate's side
+            results.runs["cached"] = certify_run(own)  # answers and inputs kept: the candidate's side
             # The oracle's side: harbor itself certified as the candidate (the same inputs), the oracle from the cache.
             print("the oracle's side", file=sys.stderr)
             results.runs["oracle side"] = certify_run(own, candidate=DEFAULT_ORACLE)
+        print("fresh machine certify (the suite's caches empty)", file=sys.stderr)
+        with tempfile.TemporaryDirectory() as folder:
+            results.runs["fresh machine"] = certify_run(fresh_machine(Path(folder)))
         if fresh:
             print("fresh certify (empty caches)", file=sys.stderr)
             with tempfile.TemporaryDirectory() as folder:
@@ -542,9 +565,11 @@ def table(results: Results) -> str:
     lines.append("")
     for name, run in results.runs.items():
         candidate = DEFAULT_ORACLE if name == "oracle side" else "reference"  # harbor certified as the candidate
+        made = run.get("environments_made", 0)
         lines.append(f"- {name} `certify --candidate {candidate} --profile ci` (every case, the ci generators): "
                      f"{run['seconds']:.1f} s; peak memory: harness {run['harness_mb']:.0f} MB, "
-                     f"oracle {run['oracle_mb']:.0f} MB")
+                     f"oracle {run['oracle_mb']:.0f} MB" + (f"; oracle environments made: {made:.0f}"
+                                                            if name.startswith("fresh") else ""))
     for name, seconds in results.tests.items():
         command = "pytest -n auto -m 'not oracle'" if name == "offline" else "pytest -n auto"
         lines.append(f"- the test suite, {'offline tier' if name == 'offline' else 'slow tests left out'} "
@@ -561,15 +586,16 @@ def table(results: Results) -> str:
 
 def _against_targets(results: Results) -> Iterator[tuple[str, float, float, bool]]:
     rates, runs = results.rates, results.runs
-    for surface, figures in rates.items():
+    for surface in surfaces.SURFACES:
+        figures = {**rates.get(surface, {})}
+        if surface in results.draw_shares:
+            figures["draw_share"] = results.draw_shares[surface]
+        if surface in results.examples_per_second:
+            figures["examples_per_second"] = results.examples_per_second[surface]
         for figure, target in surfaces.get(surface).bench.targets.items():
             key, lower_is_better, note = SURFACE_FIGURES[figure]
             if key in figures:
                 yield f"{surface} {figure}{note}", target, figures[key], lower_is_better
-    for surface, share in results.draw_shares.items():
-        if surface in BASELINE_DRAW_SHARES:
-            yield (f"{surface} draws ÷ yardstick", round(DRAW_SHARE_GAIN * BASELINE_DRAW_SHARES[surface], 2), share,
-                   False)
     for surface, figures in rates.items():
         if "run_over_slower" in figures:
             yield f"{surface} run / slower side", TARGETS["run / slower side"], figures["run_over_slower"], True
@@ -579,13 +605,18 @@ def _against_targets(results: Results) -> Iterator[tuple[str, float, float, bool
     if "warm" in runs:
         yield "warm certify s", TARGETS["warm certify s"], runs["warm"]["seconds"], True
         yield "harness MB", TARGETS["harness MB"], runs["warm"]["harness_mb"], True
-    if "cached" in runs:
+    if "cached" in runs and "warm" in runs:
         yield ("warm ÷ cached certify", TARGETS["warm ÷ cached certify"],
                runs["warm"]["seconds"] / runs["cached"]["seconds"], False)
-    if "cached" in runs and "oracle side" in runs:
+    if "cached" in runs and "oracle side" in runs and "warm" in runs:
         slower = max(runs["cached"]["seconds"], runs["oracle side"]["seconds"])
         yield ("uncached certify ÷ slower side", TARGETS["uncached certify ÷ slower side"],
                runs["warm"]["seconds"] / slower, True)
+    if "fresh machine" in runs and "cached" in runs:
+        yield ("fresh machine ÷ cached certify", TARGETS["fresh machine ÷ cached certify"],
+               runs["fresh machine"]["seconds"] / runs["cached"]["seconds"], True)
+        yield ("oracle environments a fresh machine makes", TARGETS["oracle environments a fresh machine makes"],
+               runs["fresh machine"].get("environments_made", 0), True)
     if "fresh" in runs:
         yield "fresh certify s", TARGETS["fresh certify s"], runs["fresh"]["seconds"], True
     for name, key in (("offline", "offline tests s"), ("all", "tests s")):

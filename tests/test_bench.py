@@ -92,3 +92,17 @@ def test_the_draws_are_measured_only_for_the_surfaces_asked():
     assert set(results.draws_per_second) == set(results.draw_shares) == {"evsys.metric"}
     assert results.yardstick_draws_per_second > 0
     assert "| draws ÷ yardstick |" in bench.table(results).splitlines()[0]
+
+
+def test_a_fresh_machine_run_and_the_examples_rate_are_read_against_their_targets():
+    results = bench.Results(
+        examples_per_second={"reward.parse": 600.0, "job.result": 30.0},
+        runs={"cached": {"seconds": 10.0, "harness_mb": 1.0, "oracle_mb": 1.0},
+              "fresh machine": {"seconds": 16.0, "harness_mb": 1.0, "oracle_mb": 1.0, "environments_made": 1}})
+    verdicts = {name: (target, figure) for name, target, figure, _ in bench._against_targets(results)}
+    assert verdicts == {
+        "reward.parse ci examples/s": (566, 600.0),  # 2 × 283
+        "job.result ci examples/s": (48, 30.0),  # 2 × 24
+        "fresh machine ÷ cached certify": (1.5, 1.6),
+        "oracle environments a fresh machine makes": (0, 1),
+    }

@@ -24,7 +24,7 @@ EXAMPLE = REPO / "docs" / "examples" / "runner-conformance.yml"
 CI_DOC = REPO / "docs" / "ci.md"
 
 INPUTS = {"candidate", "surfaces", "profile", "expectations", "oracle", "args", "version", "python-version",
-          "setup-python", "cache", "report-dir", "site"}
+          "setup-python", "cache", "oracle-environment", "report-dir", "site"}
 OUTPUTS = {"report", "markdown", "junit", "badge", "verdict", "exit-code", "suite-version", "site"}
 FORMATS = ("report", "markdown", "junit", "badge")
 INPUT_REFERENCE = re.compile(r"\binputs\.([A-Za-z0-9_-]+)")
@@ -59,6 +59,7 @@ def test_the_action_declares_its_inputs_and_outputs():
     assert defaults["python-version"] == "3.12"
     assert defaults["surfaces"] == defaults["expectations"] == defaults["version"] == ""
     assert defaults["site"] == "false"
+    assert defaults["oracle-environment"] == "auto"
     for name, spec in {**ACTION["inputs"], **ACTION["outputs"]}.items():
         assert spec.get("description"), name
 
@@ -105,21 +106,52 @@ def test_step_and_output_references_name_existing_steps_and_outputs():
     }
 
 
-def test_the_oracle_gets_a_cpython_312_and_is_cached_before_certify():
+ORACLE_STEPS = ("oracle-python", "oracle-cache", "restore", "prepare", "actions/cache/save")
+NEEDED = "steps.install.outputs.oracle-needed == 'true'"
+
+
+def _names(steps: list[dict]) -> list[str]:
+    return [step.get("id") or step.get("uses", "").split("@")[0] for step in steps]
+
+
+def test_when_needed_the_oracle_gets_a_cpython_312_and_is_cached_before_certify():
     steps = _steps()
-    names = [step.get("id") or step.get("uses", "").split("@")[0] for step in steps]
-    oracle_python = steps[0]
+    names = _names(steps)
+    harness, install = names.index("actions/setup-python"), names.index("install")
+    assert harness < install == harness + 1  # the harness's Python, then the suite: it says what is needed
+    oracle_python = steps[names.index("oracle-python")]
     assert oracle_python["uses"].startswith("actions/setup-python@")
     assert str(oracle_python["with"]["python-version"]) == "3.12"
-    restore, save, certify = (names.index(n) for n in ("restore", "actions/cache/save", "certify"))
-    assert names.index("install") < restore < names.index("prepare") < save < certify
+    assert oracle_python["with"]["update-environment"] is False
+    python, key, restore, prepare, save, certify = (names.index(n) for n in (*ORACLE_STEPS, "certify"))
+    assert install < python < key < restore < prepare < save < certify
     assert steps[restore]["with"] == steps[save]["with"] == {
-        "path": "${{ steps.install.outputs.cache-dir }}", "key": "${{ steps.install.outputs.cache-key }}"}
+        "path": "${{ steps.oracle-cache.outputs.cache-dir }}", "key": "${{ steps.oracle-cache.outputs.cache-key }}"}
+    # The key names the interpreter: it is worked out with the one just set up.
+    assert steps[key]["env"]["CONFORMANCE_ORACLE_PYTHON"] == "${{ steps.oracle-python.outputs.python-path }}"
+    assert steps[certify]["env"]["CONFORMANCE_ORACLE_PYTHON"] == "${{ steps.oracle-python.outputs.python-path }}"
+
+
+def test_a_run_the_recordings_answer_skips_every_oracle_step():
+    steps = _steps()
+    names = _names(steps)
+    for name in ORACLE_STEPS:
+        condition = " ".join(steps[names.index(name)]["if"].split())
+        # Conjunctions only: the output being anything but 'true' turns the step off.
+        assert NEEDED in condition and "||" not in condition, (name, condition)
+    assert steps[names.index("oracle-python")]["if"] == f"inputs.setup-python == 'true' && {NEEDED}"
+    for name in ("actions/setup-python", "install", "certify"):
+        assert "oracle-needed" not in steps[names.index(name)].get("if", ""), name
+    # What install.sh is asked with is what certify.sh is given.
+    install, certify = (steps[names.index(n)]["env"] for n in ("install", "certify"))
+    for name in ("CONFORMANCE_ORACLE", "CONFORMANCE_PROFILE", "CONFORMANCE_ARGS"):
+        assert install[name] == certify[name], name
+    assert install["CONFORMANCE_ORACLE_ENVIRONMENT"] == "${{ inputs.oracle-environment }}"
 
 
 def test_the_site_is_built_after_certify_whatever_its_verdict_and_uploaded_for_pages():
     steps = _steps()
-    names = [step.get("id") or step.get("uses", "").split("@")[0] for step in steps]
+    names = _names(steps)
     certify, site, upload = (names.index(n) for n in ("certify", "site", "actions/upload-pages-artifact"))
     assert certify < site < upload == len(steps) - 1
     # A failed certify (a candidate that does not conform) still gets its site; a cancelled run does not.
@@ -329,10 +361,10 @@ def test_site_script_fails_on_a_report_it_cannot_read(tmp_path):
 # -- .github/action/install.sh and oracle.sh --------------------------------------------------------------
 
 @pytest.mark.parametrize(("version", "requirement"), [
-    ("latest", "harbor-conformance"),
-    ("0.2.0", "harbor-conformance==0.2.0"),
-    (">=0.2,<0.3", "harbor-conformance>=0.2,<0.3"),
-    ("==0.2.1", "harbor-conformance==0.2.1"),
+    ("latest", "harbor-conformance[pinned]"),
+    ("0.2.0", "harbor-conformance[pinned]==0.2.0"),
+    (">=0.2,<0.3", "harbor-conformance[pinned]>=0.2,<0.3"),
+    ("==0.2.1", "harbor-conformance[pinned]==0.2.1"),
     ("installed", ""),
     ("./harbor-conformance", "./harbor-conformance"),
     ("dist/harbor_conformance-0.2.0-py3-none-any.whl", "dist/harbor_conformance-0.2.0-py3-none-any.whl"),
@@ -349,23 +381,76 @@ def test_install_script_turns_the_version_input_into_a_requirement(tmp_path, ver
 def test_install_script_by_default_installs_the_release_the_action_belongs_to(tmp_path):
     own = re.search(r'^__version__ = "(.+)"', (REPO / "conformance" / "__init__.py").read_text(), re.M).group(1)
     proc = _script("install.sh", _environment(tmp_path), tmp_path, "--print-requirement")
-    assert proc.stdout == f"harbor-conformance=={own}\n"
+    assert proc.stdout == f"harbor-conformance[pinned]=={own}\n"  # with the Hypothesis the recorded inputs need
+
+
+def _install(tmp_path: Path, **values: str) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    values = {"CONFORMANCE_VERSION": "installed", **values}
+    assert {name for name in values if name.startswith("CONFORMANCE_")} <= _mapped_names("install")
+    (tmp_path / "github_output").write_text("")
+    proc = _script("install.sh", _environment(tmp_path, **values), tmp_path)
+    return proc, _outputs(tmp_path)
+
+
+def test_install_script_says_the_recordings_answer_a_ci_run(tmp_path):
+    proc, outputs = _install(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert outputs == {"suite-version": metadata.version("harbor-conformance"), "oracle": "harbor==0.13.1",
+                       "oracle-needed": "false"}
+    assert "oracle environment not needed" in proc.stderr
+    proc, outputs = _install(tmp_path, CONFORMANCE_ORACLE="recorded", CONFORMANCE_PROFILE="dev")
+    assert proc.returncode == 0 and outputs["oracle"] == "recorded" and outputs["oracle-needed"] == "false"
+
+
+@pytest.mark.parametrize("values", [
+    {"CONFORMANCE_PROFILE": "dev"},
+    {"CONFORMANCE_ARGS": "--surface reward.parse\n --seed 7"},  # split as certify.sh splits it
+    {"CONFORMANCE_ORACLE": "harbor==0.25.0"},
+    {"CONFORMANCE_ORACLE_ENVIRONMENT": "always"},
+])
+def test_install_script_says_when_the_oracle_environment_is_needed(tmp_path, values):
+    proc, outputs = _install(tmp_path, **values)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert outputs["oracle-needed"] == "true"
+
+
+def test_install_script_refuses_an_unknown_oracle_environment(tmp_path):
+    proc, outputs = _install(tmp_path, CONFORMANCE_ORACLE_ENVIRONMENT="sometimes")
+    assert proc.returncode == 2 and outputs == {}
+    assert "'auto' or 'always'" in proc.stdout
+
+
+def test_install_script_sets_the_oracle_up_when_the_suite_cannot_say(tmp_path):
+    # A release from before `recordings needed`: its `conformance` knows no such command.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "conformance"
+    fake.write_text('#!/bin/sh\ncase "$1" in --version) echo "harbor-conformance 0.1.0" ;; config) echo "" ;;\n'
+                    '*) echo "No such command \'$1\'." >&2; exit 2 ;; esac\n')
+    fake.chmod(0o755)
+    env = _environment(tmp_path, CONFORMANCE_VERSION="installed")
+    env["PATH"] = os.pathsep.join([str(bin_dir), env["PATH"]])
+    proc = _script("install.sh", env, tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _outputs(tmp_path)["oracle-needed"] == "true"
+    assert "::warning title=harbor conformance::cannot tell whether the run needs the oracle environment" in proc.stdout
 
 
 @pytest.mark.slow
-def test_install_script_names_the_cache_folder_and_key(tmp_path):
-    env = _environment(tmp_path, CONFORMANCE_VERSION="installed", CONFORMANCE_ORACLE="harbor==0.13.1",
+def test_cache_key_script_names_the_cache_folder_and_key(tmp_path):
+    env = _environment(tmp_path, CONFORMANCE_ORACLE="harbor==0.13.1",
                        RUNNER_OS="Linux", RUNNER_ARCH="X64", HARBOR_CONFORMANCE_CACHE=str(tmp_path / "cache"))
-    assert {"CONFORMANCE_VERSION", "CONFORMANCE_ORACLE"} <= _mapped_names("install")
-    proc = _script("install.sh", env, tmp_path)
+    assert {"CONFORMANCE_ORACLE", "CONFORMANCE_ORACLE_PYTHON"} == _mapped_names("oracle-cache")
+    proc = _script("cache_key.sh", env, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     outputs = _outputs(tmp_path)
-    assert outputs["suite-version"] == metadata.version("harbor-conformance")
+    assert set(outputs) == {"cache-dir", "cache-key"}
     assert outputs["cache-dir"] == str(tmp_path / "cache" / "oracle-envs")
     key = outputs["cache-key"]
-    assert key.startswith(f"harbor-conformance-oracle-v1-Linux-X64-harbor-0.13.1-{outputs['suite-version']}-py")
+    suite = metadata.version("harbor-conformance")
+    assert key.startswith(f"harbor-conformance-oracle-v1-Linux-X64-harbor-0.13.1-{suite}-py")
     assert not (tmp_path / "cache").exists()  # named, not made: no oracle environment is created here
-    other = _script("install.sh", {**env, "CONFORMANCE_ORACLE": "harbor==0.25.0"}, tmp_path)
+    other = _script("cache_key.sh", {**env, "CONFORMANCE_ORACLE": "harbor==0.25.0"}, tmp_path)
     assert other.returncode == 0
     assert _outputs(tmp_path)["cache-key"] != key  # the second run's lines come last
 

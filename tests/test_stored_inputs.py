@@ -69,8 +69,10 @@ def test_a_fresh_seed_is_never_stored(tmp_path, store):
 
 def test_a_divergence_on_a_replayed_input_hands_over_to_live_generation(tmp_path, store):
     _run(tmp_path, "conforming")
-    run, _, line = _run(tmp_path, "replayed", candidate="tests.flaky_candidates:always_wrong")
-    _, _, live = _run(tmp_path, "live", candidate="tests.flaky_candidates:always_wrong", input_cache=False)
+    # Unshrunk (--first-finding): what the hand-over draws is the question, not how it shrinks.
+    wrong = {"candidate": "tests.flaky_candidates:always_wrong", "first_finding": True}
+    run, _, line = _run(tmp_path, "replayed", **wrong)
+    _, _, live = _run(tmp_path, "live", input_cache=False, **wrong)
     assert not run.conforms
     assert line.divergences == live.divergences != []
     assert line.replayed == 0, "the live run drew them again"
@@ -98,6 +100,8 @@ def test_a_foreign_sequence_under_the_name_is_not_sent(tmp_path, store):
 
 def test_the_key_follows_the_strategy_code(monkeypatch):
     before = stored_inputs.key(SURFACE, profile="ci", seed=0, budget=10, claimed=None)
+    claimed = stored_inputs.key(SURFACE, profile="ci", seed=0, budget=10, claimed={"reward_txt": ["1"]})
+    assert claimed.digest() != before.digest()
     monkeypatch.setattr(stored_inputs, "__version__", "another")
     stored_inputs.strategy_fingerprint.cache_clear()
     try:
@@ -105,8 +109,6 @@ def test_the_key_follows_the_strategy_code(monkeypatch):
     finally:
         stored_inputs.strategy_fingerprint.cache_clear()
     assert after.strategy != before.strategy and after.digest() != before.digest()
-    claimed = stored_inputs.key(SURFACE, profile="ci", seed=0, budget=10, claimed={"reward_txt": ["1"]})
-    assert claimed.digest() != before.digest()
 
 
 def test_cache_info_and_clear_cover_the_stored_inputs(tmp_path, store, monkeypatch):

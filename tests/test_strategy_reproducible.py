@@ -1,6 +1,7 @@
-"""A strategy's draws are a function of Hypothesis's choices alone: pass_at_k, job.result and metric.compute build
-lists from seeds they draw, result.load shares its templates' containers and their text between draws, and the
-others build their strategies once; a seeded run draws the same inputs again."""
+"""A strategy's draws are a function of Hypothesis's choices alone: pass_at_k builds its trials from seeds it
+draws, reason.normalize its phrases, evsys.metric its tasks' samples, job.result its outcomes and metric.compute
+its lists, result.load shares its templates' containers and their text between draws, and the others build their
+strategies once; a seeded run draws the same inputs again."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ def _drawn(name: str) -> list[str]:
     return drawn
 
 
-@pytest.mark.parametrize("name", ["pass_at_k", "outcome.summary", "job.result", "multi_step.reward", "result.load",
-                                  "metric.compute"])
+@pytest.mark.parametrize("name", ["pass_at_k", "outcome.summary", "job.result", "multi_step.reward",
+                                  "reward.parse", "reason.normalize", "evsys.metric", "result.load", "metric.compute"])
 def test_a_seeded_run_draws_the_same_inputs_again(name):
     first = _drawn(name)
     assert len(first) == 40 and len(set(first)) > 1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The install step of the GitHub Action (action.yml): pip-installs harbor-conformance into the
-# active Python, then says where the oracle's environments are cached and under which key.
+# active Python, then says whether the run needs the oracle's environment (a CPython 3.12 and harbor's
+# virtualenv, which the later steps set up and cache only then).
 #
 #   CONFORMANCE_VERSION        what to install (the action's `version` input):
 #                                (empty)            the release this action belongs to (the version
@@ -11,11 +12,16 @@
 #                                installed          nothing: use the `conformance` already installed
 #                                anything else      given to pip as it is: a path, a URL, git+https://...,
 #                                                   a wheel, or a whole requirement
-#   CONFORMANCE_ORACLE         the oracle spec (part of the cache key); empty: the config file's, else
-#                              harbor==0.13.1
-#   CONFORMANCE_ORACLE_PYTHON  a CPython 3.12 for the oracle, used when HARBOR_CONFORMANCE_PYTHON is unset
-#   RUNNER_OS, RUNNER_ARCH     set by GitHub (part of the cache key)
-#   GITHUB_OUTPUT              if set: suite-version, cache-dir, cache-key and oracle are written to it
+#                              The four first take the `pinned` extra: the Hypothesis release the recorded
+#                              ci inputs were drawn with, without which they are drawn anew.
+#   CONFORMANCE_ORACLE         the oracle spec; empty: the config file's, else harbor==0.13.1
+#   CONFORMANCE_PROFILE        the profile certify is given; empty: the config file's, else ci
+#   CONFORMANCE_ARGS           further certify options, split on whitespace as certify.sh splits them
+#   CONFORMANCE_ORACLE_ENVIRONMENT
+#                              auto (or empty): the oracle environment is needed when the suite's recordings
+#                              do not answer the whole run (`conformance recordings needed`); always: it is
+#   RUNNER_OS                  set by GitHub: a Windows runner is refused
+#   GITHUB_OUTPUT              if set: suite-version, oracle and oracle-needed (true|false) are written to it
 #
 # `install.sh --print-requirement` prints what would be installed and stops.
 
@@ -34,11 +40,11 @@ requirement() {
                 echo "cannot read the action's own version from $here/../../conformance/__init__.py: set the version input" >&2
                 return 2
             fi
-            echo "$project==$own" ;;
-        latest) echo "$project" ;;
+            echo "$project[pinned]==$own" ;;
+        latest) echo "$project[pinned]" ;;
         installed) echo "" ;;
-        [0-9]*) echo "$project==$spec" ;;
-        "=="* | ">="* | "<="* | "~="* | "!="* | "<"* | ">"*) echo "$project$spec" ;;
+        [0-9]*) echo "$project[pinned]==$spec" ;;
+        "=="* | ">="* | "<="* | "~="* | "!="* | "<"* | ">"*) echo "$project[pinned]$spec" ;;
         *) echo "$spec" ;;
     esac
 }
@@ -55,9 +61,13 @@ case "${RUNNER_OS:-$(uname -s)}" in
         exit 2 ;;
 esac
 
-if [ -z "${HARBOR_CONFORMANCE_PYTHON:-}" ] && [ -n "${CONFORMANCE_ORACLE_PYTHON:-}" ]; then
-    export HARBOR_CONFORMANCE_PYTHON="$CONFORMANCE_ORACLE_PYTHON"
-fi
+environment="${CONFORMANCE_ORACLE_ENVIRONMENT:-}"
+case "$environment" in
+    "" | auto | always) ;;
+    *)
+        echo "::error title=harbor conformance::oracle-environment is 'auto' or 'always', not '$environment'"
+        exit 2 ;;
+esac
 
 python="python"
 command -v python > /dev/null || python="python3"
@@ -71,6 +81,8 @@ if ! command -v conformance > /dev/null; then
 fi
 conformance --version || exit 2
 
+suite="$("$python" -c 'import importlib.metadata as m; print(m.version("harbor-conformance"))')" || exit 2
+
 # The oracle: the input's, else the config file's (certify reads the file itself), else the default; the steps
 # that prepare and cache its environment take it from this step's output.
 oracle="${CONFORMANCE_ORACLE:-}"
@@ -78,11 +90,40 @@ if [ -z "$oracle" ]; then
     oracle="$(conformance config oracle)" || exit 2
 fi
 [ -n "$oracle" ] || oracle="harbor==0.13.1"
-export CONFORMANCE_ORACLE="$oracle"
 
-outputs="$("$python" "$here/oracle_cache.py")" || { echo "::warning title=harbor conformance::cannot work out where the oracle is cached: it will not be"; outputs=""; }
-outputs="$outputs
-oracle=$oracle"
+# Whether certify will need the oracle's environment: not when the suite's recordings answer the whole run (a
+# conforming candidate's). The question is put with the options certify.sh gives; a suite too old to answer it,
+# or one that cannot, gets the environment.
+if [ "$environment" = "always" ]; then
+    needed=true
+    echo "oracle environment needed: the oracle-environment input is 'always'"
+else
+    question=(recordings needed --oracle "$oracle")
+    if [ -n "${CONFORMANCE_PROFILE:-}" ]; then
+        question+=(--profile "$CONFORMANCE_PROFILE")
+    fi
+    question+=(--)
+    set -f
+    saved_ifs="$IFS"
+    IFS=$' \t\r\n'
+    for extra in ${CONFORMANCE_ARGS:-}; do
+        question+=("$extra")
+    done
+    IFS="$saved_ifs"
+    set +f
+    answer="$(conformance "${question[@]}")"
+    case "$?:$answer" in
+        "0:needed=true") needed=true ;;
+        "0:needed=false") needed=false ;;
+        *)
+            echo "::warning title=harbor conformance::cannot tell whether the run needs the oracle environment: it is set up"
+            needed=true ;;
+    esac
+fi
+
+outputs="suite-version=$suite
+oracle=$oracle
+oracle-needed=$needed"
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
     printf '%s\n' "$outputs" >> "$GITHUB_OUTPUT"
 else

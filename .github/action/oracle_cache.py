@@ -1,6 +1,6 @@
-"""Where the oracle's virtualenvs are cached, and the cache key they are saved under (for install.sh).
+"""Where the oracle's virtualenvs are cached, and the cache key they are saved under (for cache_key.sh).
 
-Prints ``suite-version=``, ``cache-dir=`` and ``cache-key=`` lines, in the format of ``$GITHUB_OUTPUT``.
+Prints ``cache-dir=`` and ``cache-key=`` lines, in the format of ``$GITHUB_OUTPUT``.
 
 The key names everything a cached environment depends on: the OS and machine, the oracle and the lock it
 is installed from, the suite's version, and the very interpreter its virtualenv points at (a restored
@@ -47,7 +47,6 @@ def main() -> None:
     machine = os.environ.get("RUNNER_ARCH") or os.uname().machine
     parts = [KEY_PREFIX, system, machine, re.sub(r"[^A-Za-z0-9.]+", "-", oracle), suite,
              f"py{python_version}", digest.hexdigest()[:16]]
-    print(f"suite-version={suite}")
     print(f"cache-dir={environments.cache_root()}")
     print(f"cache-key={'-'.join(parts)}")
 

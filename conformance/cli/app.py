@@ -105,6 +105,7 @@ COMMANDS: list[tuple[typer.Typer, str, Callable[..., None]]] = [
     (cache_app, "clear", cache.clear),
     (recordings_app, "write", cache.recordings_write),
     (recordings_app, "check", cache.recordings_check),
+    (recordings_app, "needed", cache.recordings_needed),
     (app, "replay", replay.replay),
     (app, "repro", repro.repro),
     (app, "check-reply", repro.check_reply),

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 from rich.markup import escape
 
@@ -67,3 +69,22 @@ def recordings_check(harbor: opt.HarborRelease = ORACLE_RELEASE) -> None:
         out.print("the recordings are stale: `nox -s recordings` writes them anew", highlight=False)
         raise typer.Exit(1)
     out.print(f"the recordings of harbor {escape(harbor)} apply", highlight=False)
+
+
+def recordings_needed(
+    oracle: Annotated[str | None, typer.Option(
+        "--oracle", metavar="SPEC", help="The oracle certify is given. Default: the config file's, else "
+                                         f"harbor=={ORACLE_RELEASE}.")] = None,
+    profile: Annotated[str | None, typer.Option(
+        "--profile", metavar="NAME", help="The profile certify is given. Default: the config file's, else ci.")]
+    = None,
+    args: Annotated[list[str] | None, typer.Argument(
+        metavar="CERTIFY-OPTION", help="Further options certify is given, after `--`: `-- --seed 3`.")] = None,
+) -> None:
+    """Say whether certify with these options needs the oracle's environment (a CPython 3.12 and harbor's
+    virtualenv) when its candidate conforms: `needed=false` when the suite's recordings answer the whole run,
+    else `needed=true` (on stdout, in the format of $GITHUB_OUTPUT), and why on stderr. A diverging candidate
+    still needs it to shrink what it finds."""
+    found = recording.oracle_environment(oracle, profile, args or ())
+    log(f"oracle environment {'needed' if found.needed else 'not needed'}: {found.reason}")
+    out.print(f"needed={'true' if found.needed else 'false'}", markup=False, highlight=False)

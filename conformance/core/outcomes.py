@@ -83,6 +83,7 @@ class RunWarning(StrEnum):
     REJECTED_BEFORE_SCORING = "rejected-before-scoring"
     NOTHING_GENERATED = "nothing-generated"
     NOTHING_RAN = "nothing-ran"
+    ORACLE_UNANSWERED = "oracle-unanswered"
 
     @property
     def meaning(self) -> str:
@@ -107,5 +108,9 @@ _WARNINGS = {
     RunWarning.NOTHING_RAN: (
         "no case and no generated input ran",
         "check --surface, --case, the candidate's scope and --no-cases / --no-generate"),
+    RunWarning.ORACLE_UNANSWERED: (
+        "generated inputs the oracle gave no answer to were left out (its environment could not be made, or it "
+        "failed on them): a divergence found may be unshrunk, and others unseen",
+        "do what the reason says (install a CPython 3.12, or point HARBOR_CONFORMANCE_PYTHON at one) and run again"),
 }
 assert set(_WARNINGS) == set(RunWarning), "every warning needs a meaning and a hint"

@@ -48,8 +48,10 @@ class Bench:
 
     ``generated``: measured on many generated inputs run as cases are (its
     inputs are cheap), instead of its cases; ``targets``: a figure's name
-    (``exec inputs/s``, ``exec / raw``, ``wire / plain JSON``) and the value
-    it should reach on a 2-core machine.
+    (``exec inputs/s``, ``exec / raw``, ``wire / plain JSON``, ``draws ÷
+    yardstick``: its strategy's draws per second over a yardstick strategy's,
+    ``ci examples/s``: a generator's inputs per second, the rate a campaign
+    worker explores at) and the value it should reach on a 2-core machine.
     """
 
     generated: bool = False

@@ -48,6 +48,7 @@ class Ledger:
         self.folders: dict[str, set[Path]] = {}  # surface -> the folders its case items came from
         self.batch_fallbacks = 0
         self.cached_answers = 0
+        self.recorded_answers = 0
 
     def _parsed(self, text: str) -> CaseLine | GeneratedLine | CandidateLine:
         from conformance.report.model import LINE_ADAPTER, Footer, Header
@@ -71,6 +72,7 @@ class Ledger:
         self.lines += [self._parsed(text) for text in output["candidate"]]
         self.batch_fallbacks += output["batch_fallbacks"]
         self.cached_answers += output["cached_answers"]
+        self.recorded_answers += output.get("recorded_answers", 0)
 
     def _records(self) -> list[CaseLine]:
         from conformance.report.model import CaseLine
@@ -148,6 +150,7 @@ class Ledger:
             generators=tuple(sorted(generated)), budgets={}, profile=settings.run.profile)))
         for line in self.lines:
             stream.emit(of_line(line))
-        stream.emit(ConnectionCounts(batch_fallbacks=self.batch_fallbacks, cached_answers=self.cached_answers))
+        stream.emit(ConnectionCounts(batch_fallbacks=self.batch_fallbacks, cached_answers=self.cached_answers,
+                                     recorded_answers=self.recorded_answers))
         stream.emit(ExpectationsChecked(tuple(stale), tuple(expired)))
         stream.finish(finished)

@@ -56,6 +56,7 @@ class Conformance:
         self.candidate_lines: list[CandidateLine] = []  # this process's candidate failing to start or to stop
         self.batch_fallbacks = 0  # batches of this process's candidate asked again one request at a time
         self.cached_answers = 0  # this process's oracle answers taken from the answer cache
+        self.recorded_answers = 0  # and from the suite's recordings
         self.parties: tuple[Party, Party] | None = None  # (oracle, candidate), as they started
         self.ledger: Ledger | None = None  # where the report is written: the lines of every item
         self.stale: list[str] = []  # expectation entries that named nothing they should have
@@ -208,9 +209,10 @@ class Conformance:
                 self._candidate_failed(CandidateLine(stage="stop", outcome=problem.kind, detail=problem.detail,
                                                      protocol_error=problem.error))
         if oracle is not None:
-            from conformance.connection.cached import answered_from_cache
+            from conformance.connection.cached import answered_from_cache, answered_from_recordings
 
             self.cached_answers += answered_from_cache(oracle.connection)
+            self.recorded_answers += answered_from_recordings(oracle.connection)
             oracle.close()
 
     # -- hooks ------------------------------------------------------------------------------
@@ -248,7 +250,7 @@ class Conformance:
         from conformance.report.writer import dumps
 
         return {"candidate": [dumps(line) for line in self.candidate_lines], "batch_fallbacks": self.batch_fallbacks,
-                "cached_answers": self.cached_answers}
+                "cached_answers": self.cached_answers, "recorded_answers": self.recorded_answers}
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.stale and self.expectations is not None:

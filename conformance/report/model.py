@@ -530,11 +530,15 @@ class GeneratedLine(_Line):
         "The least share of the drawn inputs each feature must reach under the run's profile."))
     feature_gate: Gate = Field(default=Gate.WARN, description=(
         "What a share below its minimum does: `fail` (the run does not conform) or `warn`."))
+    unanswered: int = Field(default=0, description=(
+        "Generated inputs the oracle gave no answer to (it could not start, or failed on them): left out, neither "
+        "passing nor a divergence; a finding may then be unshrunk."))
+    unanswered_reason: str | None = Field(default=None, description="The first of those inputs' reasons.")
     replayed: int = Field(default=0, description=(
         "Inputs sent from the stored inputs of an earlier run with the same key (profile, seed, budget, strategy "
         "code, Hypothesis's version), not drawn: all of them when the candidate conformed on each."))
 
-    @field_validator("error", "skip_reason")
+    @field_validator("error", "skip_reason", "unanswered_reason")
     @classmethod
     def _bounded_error(cls, error: str | None) -> str | None:
         return bounded(error, DETAIL_LIMIT)

@@ -253,6 +253,10 @@ class Tally:
                               else "its declared rejections")  # a report of a surface not installed here
                 found.append(Warned(name=RunWarning.REJECTED_BEFORE_SCORING, surface=surface,
                                     detail=f"the oracle answered all {ran} inputs with {rejections}"))
+            if drawn is not None and drawn.unanswered:
+                found.append(Warned(name=RunWarning.ORACLE_UNANSWERED, surface=surface, detail=(
+                    f"{drawn.unanswered} generated input(s) the oracle gave no answer to were left out: "
+                    f"{drawn.unanswered_reason or 'no reason given'}")[:500]))
             if drawn is not None and not inputs:
                 why = f": {drawn.error.splitlines()[0]}" if drawn.error else ""
                 found.append(Warned(name=RunWarning.NOTHING_GENERATED, surface=surface,

@@ -230,6 +230,8 @@ class GenerationResult:
     drawn: int = 0  # inputs the features are counted over: each round's up to its first new finding
     features: Counter[str] = field(default_factory=Counter)  # drawn inputs with each of the surface's features
     replayed: int = 0  # inputs sent from the stored inputs (conformance.run.stored_inputs), not drawn
+    unanswered: int = 0  # inputs the oracle gave no answer to: left out, neither passing nor a finding
+    unanswered_reason: str | None = None
 
     def answered(self, record: CaseLine) -> None:
         """One more input run (``record`` its line): counted, and whether the oracle rejected it."""
@@ -250,6 +252,7 @@ class GenerationResult:
                              divergences=[r.id for r in self.findings], skipped=self.skipped,
                              skip_reason=self.skip_reason, rejected=self.rejected, error=self.error, drawn=self.drawn,
                              features={f.name: self.features[f.name] for f in declared}, replayed=self.replayed,
+                             unanswered=self.unanswered, unanswered_reason=self.unanswered_reason,
                              feature_minimums=minimums(declared, self.profile),
                              feature_gate=feature_gate(self.profile, self.surface, self.max_examples))
 
@@ -508,6 +511,12 @@ def _round(
         on_input(surface_name)
         if record.outcome is Outcome.BROKEN:
             raise CandidateBroken(record.detail)  # nothing more can be learnt from this candidate
+        if record.outcome is Outcome.ERROR and record.oracle is None:
+            # No answer to hold the candidate to (the oracle could not start, or failed): no finding of the
+            # candidate's, and no pass either. Shrinking stops at such inputs; the line says how many and why.
+            result.unanswered += 1
+            result.unanswered_reason = result.unanswered_reason or record.detail
+            return
         if profile.target_ulps:
             hypothesis.target(float(max((m.ulps or 0 for m in record.mismatches), default=0)), label="ulps")
         if record.outcome is Outcome.PASS:

@@ -9,8 +9,15 @@ pass^k families, and names one step away from one.
 
 from __future__ import annotations
 
+import copy
+import random
+from collections.abc import Sequence
+from typing import Any
+
 from hypothesis import strategies as st
 
+from conformance.strategies.picks import pick
+from conformance.strategies.weights import weighted
 from conformance.surfaces.metric_compute.strategy import CANCELLING, HARD_SUMS, big_int
 
 OTHER_NAMES = ["pass@0", "Pass@1", "mean", "worst_task"]
@@ -20,7 +27,6 @@ reward = st.one_of(
     st.sampled_from(NEAR), st.sampled_from([0.0, 1.0]), st.floats(), st.integers(-3, 3), st.integers(),
     st.integers(min_value=2**1030, max_value=2**1040),  # too large for a float
 )
-binary = st.sampled_from([0.0, 1.0])
 # Samples on either side of the pass threshold, on it in both types, and the values no comparison passes
 # (NaN) or every one does (inf): the pass rule is all that tells a task solved from one that is not.
 THRESHOLD = [1.0, 1, 0.0, 0.9999999999999999, 1.0000000000000002, 1.5, 2, float("nan"), float("inf"),
@@ -28,15 +34,31 @@ THRESHOLD = [1.0, 1, 0.0, 0.9999999999999999, 1.0000000000000002, 1.5, 2, float(
 around_threshold = st.sampled_from(THRESHOLD)
 
 
-def _tasks(samples: st.SearchStrategy, max_samples: int) -> st.SearchStrategy[list]:
-    return st.lists(st.lists(samples, max_size=max_samples), max_size=6)
+# The samples of binary, threshold, window and summation tasks come from a seed the input draws, not from a draw
+# each (they were most of the draws); how many tasks there are is drawn, so a failing input still shrinks by it.
+# Samples of any float or int are drawn one by one: Hypothesis's own choice of floats and ints is what they reach.
+SEEDS = st.integers(0, 2**32 - 1)
+TASK_COUNTS = st.integers(0, 6)
 
 
-# Tasks whose sums differ between left-to-right, compensated and correctly rounded addition.
-summation_tasks = st.one_of(
-    st.lists(st.sampled_from(HARD_SUMS).flatmap(st.permutations).map(list), min_size=1, max_size=4),
-    _tasks(st.sampled_from(CANCELLING), 6),
-)
+def _seeded(rng: random.Random, count: int, values: Sequence[Any], fewest: int, most: int) -> list[list]:
+    """``count`` tasks of ``fewest`` to ``most`` samples each, every sample one of ``values``."""
+    return [[rng.choice(values) for _ in range(rng.randint(fewest, most))] for _ in range(count)]
+
+
+@st.composite
+def summation_tasks(draw: st.DrawFn) -> list[list]:
+    """Tasks whose sums differ between left-to-right, compensated and correctly rounded addition: the hard
+    sums, each in an order of its own, or samples that cancel."""
+    rng = random.Random(draw(SEEDS))
+    if rng.randrange(2):
+        return _seeded(rng, draw(TASK_COUNTS), CANCELLING, 0, 6)
+    tasks = [list(rng.choice(HARD_SUMS)) for _ in range(draw(st.integers(1, 4)))]
+    for task in tasks:
+        rng.shuffle(task)
+    return tasks
+
+
 # Three samples or more: the mean of two is a halving, exact on a float as on an int.
 big_int_tasks = st.lists(st.lists(big_int, min_size=3, max_size=6), min_size=1, max_size=2)
 
@@ -45,55 +67,67 @@ _OTHER_DIGITS = [str.maketrans("0123456789", "".join(chr(base + d) for d in rang
                  for base in (0x660, 0xFF10, 0x966)]
 
 
-@st.composite
-def near_names(draw: st.DrawFn) -> str:
-    """A pass@k or pass^k name with one change that makes it no name evsys-sdk reads."""
-    sep, k = draw(st.sampled_from("@^")), draw(st.integers(1, 12))
-    name = f"pass{sep}{k}"
-    change = draw(st.sampled_from(["case", "space-before", "newline-after", "space-after", "text-after", "zero", "plus",
-                                   "other-digits", "separator"]))
-    if change == "case":
-        return draw(st.sampled_from(["P" + name[1:], name.upper()]))
-    if change in ("space-before", "newline-after", "space-after"):
-        return {"space-before": " " + name, "newline-after": name + "\n", "space-after": name + " "}[change]
-    if change == "text-after":
-        return name + draw(st.sampled_from(["x", ".0", "@1"]))
-    if change == "zero":  # k of 0, or a leading zero
-        return f"pass{sep}0" + draw(st.sampled_from(["", str(k)]))
-    if change == "plus":
-        return f"pass{sep}+{k}"
-    if change == "other-digits":  # after an ASCII 1 (a pattern [1-9]\d* reads them), or all of them
-        digits = str(k).translate(draw(st.sampled_from(_OTHER_DIGITS)))
-        return f"pass{sep}" + draw(st.sampled_from(["1" + digits, digits]))
-    return "pass" + draw(st.sampled_from([sep + sep, "", "#"])) + str(k)
+def _near_names(change: str) -> list[str]:
+    """Every pass@k or pass^k name (k from 1 to 12) with one change of the kind named."""
+    names = []
+    for sep in "@^":
+        for k in range(1, 13):
+            name = f"pass{sep}{k}"
+            names += {
+                "case": ["P" + name[1:], name.upper()],
+                "space-before": [" " + name], "newline-after": [name + "\n"], "space-after": [name + " "],
+                "text-after": [name + text for text in ("x", ".0", "@1")],
+                "zero": [f"pass{sep}0", f"pass{sep}0{k}"],  # k of 0, or a leading zero
+                "plus": [f"pass{sep}+{k}"],
+                # Non-ASCII digits after an ASCII 1 (a pattern [1-9]\d* reads them), or all of them.
+                "other-digits": [f"pass{sep}" + prefix + str(k).translate(table)
+                                 for table in _OTHER_DIGITS for prefix in ("1", "")],
+                "separator": ["pass" + other + str(k) for other in (sep + sep, "", "#")],
+            }[change]
+    return names
 
 
+CHANGES = ("case", "space-before", "newline-after", "space-after", "text-after", "zero", "plus", "other-digits",
+           "separator")
+# A pass@k or pass^k name with one change that makes it no name evsys-sdk reads: each kind of change alike, then
+# one of its names (two draws, from lists made once).
+near_names = weighted(*[(1, st.sampled_from(_near_names(change))) for change in CHANGES])
 # A registered name or another member of a family: each family alike, whatever its number of members.
-registered_name = st.sampled_from(["mean_reward", "avg", "pass_rate", "pass@", "pass^"]).flatmap(
-    lambda family: st.integers(1, 6).map(lambda k: f"{family}{k}") if family[-1] in "@^" else st.just(family))
+registered_name = st.sampled_from([family for family in ("mean_reward", "avg", "pass_rate") for _ in range(6)]
+                                  + [f"pass{sep}{k}" for sep in "@^" for k in range(1, 7)])
+ONE_IN_FOUR = st.integers(0, 3)
+
+
+KINDS = ("binary", "threshold", "any", "windows", "nothing", "big-ints", "summation", "names", "names")
+NAMES_BY_K = {k: (f"pass@{k}", f"pass^{k}", "pass_rate", f"pass@{k}", f"pass^{k}", "mean_reward") for k in range(1, 5)}
+# Strategies made once: a strategy built inside a draw costs more than the draw.
+SUMMATION_TASKS = summation_tasks()
+ANY_TASKS = {size: st.lists(st.lists(reward, max_size=size), max_size=6) for size in (0, 3, 6)}
+SEEDED = {"binary": [0.0, 1.0], "threshold": THRESHOLD}
+FEW_TASKS: tuple[list[list[float]], ...] = ([[1.0, 0.0], [0.0, 1.0, 1.0]], [], [[1.0]])
 
 
 @st.composite
 def evsys_inputs(draw: st.DrawFn) -> dict:
-    kind = draw(st.sampled_from(["binary", "threshold", "any", "windows", "nothing", "big-ints", "summation", "names",
-                                 "names"]))
+    kind = pick(draw, KINDS)
     if kind in ("big-ints", "summation"):  # what they tell apart is in the sums: mostly the mean
-        tasks = draw(big_int_tasks if kind == "big-ints" else summation_tasks)
-        name = draw(st.sampled_from(["mean_reward", "avg"]) if draw(st.integers(0, 3)) else registered_name)
+        tasks = draw(big_int_tasks if kind == "big-ints" else SUMMATION_TASKS)
+        name = pick(draw, ["mean_reward", "avg"]) if draw(ONE_IN_FOUR) else draw(registered_name)
     elif kind == "windows":  # tasks shorter and longer than k: only the first k samples count for pass@k and pass^k
         k = draw(st.integers(1, 4))
-        name = draw(st.sampled_from([f"pass@{k}", f"pass^{k}", "pass_rate", f"pass@{k}", f"pass^{k}", "mean_reward"]))
-        tasks = draw(st.lists(st.lists(around_threshold, min_size=1, max_size=k + 4), min_size=1, max_size=4))
+        name = pick(draw, NAMES_BY_K[k])
+        tasks = _seeded(random.Random(draw(SEEDS)), draw(st.integers(1, 4)), THRESHOLD, 1, k + 4)
     elif kind == "nothing":  # no task, or tasks without samples (sometimes one with samples among them)
-        tasks = [[] for _ in range(draw(st.integers(0, 3)))]
+        tasks = [[] for _ in range(draw(ONE_IN_FOUR))]
         if draw(st.booleans()):
-            tasks.insert(draw(st.integers(0, len(tasks))), draw(st.lists(around_threshold, min_size=1, max_size=3)))
+            tasks.insert(draw(st.integers(0, len(tasks))), _seeded(random.Random(draw(SEEDS)), 1, THRESHOLD, 1, 3)[0])
         name = draw(registered_name)
     elif kind == "names":  # a name one step from a registered one, over a few fixed tasks: the name is what varies
-        tasks = draw(st.sampled_from([[[1.0, 0.0], [0.0, 1.0, 1.0]], [], [[1.0]]]))
-        name = draw(near_names())
+        tasks = copy.deepcopy(pick(draw, FEW_TASKS))
+        name = draw(near_names)
     else:
-        samples = {"binary": binary, "threshold": around_threshold, "any": reward}[kind]
-        tasks = draw(_tasks(samples, draw(st.sampled_from([0, 3, 6]))))
-        name = draw(registered_name if draw(st.integers(0, 3)) else st.sampled_from(OTHER_NAMES))
+        most = pick(draw, (0, 3, 6))
+        tasks = (draw(ANY_TASKS[most]) if kind == "any"
+                 else _seeded(random.Random(draw(SEEDS)), draw(TASK_COUNTS), SEEDED[kind], 0, most))
+        name = draw(registered_name) if draw(ONE_IN_FOUR) else pick(draw, OTHER_NAMES)
     return {"metric": name, "task_rewards": tasks}

@@ -8,6 +8,8 @@ another runtime classifies differently from Python: a letter or digit
 outside ASCII (``isalnum()`` is Unicode-wide), a combining mark or a symbol
 (not alphanumeric), an underscore (outside the compact form), or a letter
 whose ``lower()`` and ``casefold()`` differ.
+Messages that decide between two readings (each keyword rule alone, two error names
+in one message, an error name split by an underscore) come up one draw in four.
 
 ``code_words`` is the same vocabulary for the other way in: a reward.json's
 keys and values, which pydantic's validation message quotes, so a reward
@@ -16,10 +18,13 @@ file can name nearly any code (reward.parse reads the message's code).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 from hypothesis import strategies as st
 
+from conformance.strategies.picks import pick
+from conformance.strategies.weights import weighted
 from conformance.surfaces.reason_normalize import agent_challenge
 
 CODES = [
@@ -55,38 +60,73 @@ SEPARATORS = [" ", " ", "_", "-", "  ", "\t", "\n", "\u00a0", "", " - "]
 CASES: list[Callable[[str], str]] = [str, str.upper, str.title, str.lower]
 
 
-@st.composite
-def marked(draw: st.DrawFn, word: str) -> str:
+def _mark(draw: st.DrawFn, word: str) -> str:
     """The word, one time in six with a character of ``MARKS`` inserted somewhere inside it."""
-    if draw(st.integers(0, 5)):
+    if draw(ONE_IN_SIX):
         return word
     at = draw(st.integers(0, len(word)))
-    return word[:at] + draw(st.sampled_from(MARKS)) + word[at:]
+    return word[:at] + pick(draw, MARKS) + word[at:]
+
+
+ONE_IN_SIX = st.integers(0, 5)
+RARE_WORDS = WORDS + CODES[:4] + EXCEPTIONS
+PADS = ["", "", " ", "\n", "\t "]
+WORD_COUNT = st.integers(1, 5)
+# A phrase's words, separators, marks, case and padding come from a seed it draws, not from a draw each: they
+# were most of the surface's draws. The number of words is drawn, so a failing phrase still shrinks by it.
+SEEDS = st.integers(0, 2**32 - 1)
+
+
+def _marked_at_random(rng: random.Random, word: str) -> str:
+    """The word, one time in six with a character of ``MARKS`` inserted somewhere inside it."""
+    if rng.randrange(6):
+        return word
+    at = rng.randrange(len(word) + 1)
+    return word[:at] + rng.choice(MARKS) + word[at:]
 
 
 @st.composite
 def phrase(draw: st.DrawFn) -> str:
+    count, rng = draw(WORD_COUNT), random.Random(draw(SEEDS))
     # Three words in four are those the rules look for, so that pairs a rule needs meet often.
-    vocabulary = st.integers(0, 3).flatmap(
-        lambda i: st.sampled_from(PHRASE_WORDS if i else WORDS + CODES[:4] + EXCEPTIONS)).flatmap(marked)
-    words = draw(st.lists(vocabulary, min_size=1, max_size=5))
+    words = [_marked_at_random(rng, rng.choice(PHRASE_WORDS if rng.randrange(4) else RARE_WORDS))
+             for _ in range(count)]
     text = words[0]
     for word in words[1:]:
-        text += draw(st.sampled_from(SEPARATORS)) + word
-    text = draw(st.sampled_from(CASES))(text)
-    pad = st.sampled_from(["", "", " ", "\n", "\t "])
-    return draw(pad) + text + draw(pad)
+        text += rng.choice(SEPARATORS) + word
+    text = rng.choice(CASES)(text)
+    return rng.choice(PADS) + text + rng.choice(PADS)
 
 
-listed = st.sampled_from(CODES + EXCEPTIONS + MESSAGES).flatmap(lambda v: st.sampled_from(CASES).map(lambda f: f(v)))
-values = st.one_of(
-    st.none(),
-    st.sampled_from(["", "  ", "\n"]),
-    listed,
-    listed.flatmap(marked),
-    phrase(),
-    phrase(),
-    st.text(max_size=30),
+# Messages that decide between two readings: each keyword rule (step 4) alone, which only the text holds
+# ("connection refused" and "connection reset" lose their space in the joined and letters spellings), "missing"
+# with "empty", "malformed" without "parse"; two error names in one message (the first in the rules' order
+# wins); an error name split by an underscore, which only the letters spelling drops.
+RULE_MESSAGES = [
+    "Connection refused", "connection reset", "Connection reset by peer", "upstream connection refused: retry",
+    "broker connection lost", "reward file malformed", "Reward file empty, missing verifier/reward.txt",
+    "reward missing or empty", "reward file is empty", "submission runtime error", "submission code failure",
+    "AgentTimeoutError after CancelledError", "EnvironmentStartTimeoutError, then AgentTimeoutError",
+    "VerifierTimeoutError; AgentTimeoutError", "agent timeout error: Canceled Error",
+    "raised Agent_Timeout_Error", "asyncio.exceptions.Cancelled_Error: stop", "Verifier_TimeoutError at 600 s",
+]
+LISTED = [case(value) for value in CODES + EXCEPTIONS + MESSAGES for case in CASES]
+listed = st.sampled_from(LISTED)
+
+
+@st.composite
+def marked_listed(draw: st.DrawFn) -> str:
+    return _mark(draw, draw(listed))
+
+
+values = weighted(
+    (1, st.none()),
+    (1, st.sampled_from(["", "  ", "\n"])),
+    (1, listed),
+    (1, marked_listed()),
+    (3, phrase()),
+    (3, st.sampled_from([case(message) for message in RULE_MESSAGES for case in CASES])),
+    (1, st.text(max_size=30)),
 )
 # Every code agent-challenge lists (in a fixed order: a seed draws the same inputs).
 LISTED_CODES = sorted(agent_challenge.LISTED_CODES)
@@ -108,7 +148,7 @@ def padded(draw: st.DrawFn, words: st.SearchStrategy[str], fillers: tuple[str, .
     """A word between runs of filler: pydantic cuts a repr over 50 bytes to its first 25 and last 24,
     which hides a word in the middle, or joins two halves into one."""
     word = draw(words)
-    filler = draw(st.sampled_from(fillers))
+    filler = pick(draw, fillers)
     return filler * draw(st.integers(0, most)) + word + filler * draw(st.integers(0, most))
 
 

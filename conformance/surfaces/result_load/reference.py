@@ -35,9 +35,18 @@ from collections import defaultdict
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
-from typing import Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 from typing_extensions import TypedDict  # pydantic needs this one on Python < 3.12
 
 # What stands for a value harbor draws at random, and the reload verdicts (as docs/protocol.md spells them).
@@ -69,6 +78,9 @@ def _allowed_hosts(hosts: list[str]) -> list[str]:
                              "hyphens, and dots.")
         normalized.append(host)
     return normalized
+
+
+AllowedHosts = Annotated[list[str], AfterValidator(_allowed_hosts)]  # an agent's and an environment's extra hosts
 
 
 def _templatized(env: dict[str, str]) -> dict[str, str]:
@@ -184,15 +196,10 @@ class AgentConfig(BaseModel):  # type: ignore[no-redef]  # the pydantic plugin's
     override_timeout_sec: float | None = None
     override_setup_timeout_sec: float | None = None
     max_timeout_sec: float | None = None
-    extra_allowed_hosts: list[str] = Field(default_factory=list)
+    extra_allowed_hosts: AllowedHosts = Field(default_factory=list)
     kwargs: dict[str, Any] = Field(default_factory=dict)
     env: dict[str, str] = Field(default_factory=dict)
     mcp_servers: list[MCPServerConfig] = Field(default_factory=list)
-
-    @field_validator("extra_allowed_hosts")
-    @classmethod
-    def _hosts(cls, hosts: list[str]) -> list[str]:
-        return _allowed_hosts(hosts)
 
     @field_serializer("env")
     @classmethod
@@ -223,12 +230,7 @@ class EnvironmentConfig(BaseModel):  # type: ignore[no-redef]  # the pydantic pl
     extra_docker_compose: list[Path] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     kwargs: dict[str, Any] = Field(default_factory=dict)
-    extra_allowed_hosts: list[str] = Field(default_factory=list)
-
-    @field_validator("extra_allowed_hosts")
-    @classmethod
-    def _hosts(cls, hosts: list[str]) -> list[str]:
-        return _allowed_hosts(hosts)
+    extra_allowed_hosts: AllowedHosts = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod

@@ -120,3 +120,13 @@ def test_cache_info_and_clear_cover_the_stored_inputs(tmp_path, store, monkeypat
     cleared = CliRunner().invoke(app, ["cache", "clear"])
     assert cleared.exit_code == 0 and "removed 1 sequence(s) of stored inputs" in cleared.output
     assert not list(store.glob("*/*.jsonl"))
+
+
+def test_a_first_finding_run_takes_the_replayed_divergence_as_it_is(tmp_path, store):
+    _run(tmp_path, "conforming")
+    wrong = {"candidate": "tests.flaky_candidates:always_wrong", "first_finding": True}
+    _, _, line = _run(tmp_path, "replayed", **wrong)
+    _, _, live_line = _run(tmp_path, "live", input_cache=False, **wrong)
+    assert line.divergences == live_line.divergences != [], "the input a live run finds first"
+    # always_wrong diverges on every input: the first one sent is the finding, and no live run follows it
+    assert line.inputs_run == 1 and line.replayed == 0

@@ -319,7 +319,13 @@ def _generate(
                                   claimed=(claimed or {}).get(surface_name))
         sequence = stored.get(sequence_key)
         if sequence is not None:
-            if _sent_from_store(surface_name, sequence, candidate, oracle, policy, result, on_input):
+            diverged = _sent_from_store(surface_name, sequence, candidate, oracle, policy, result, on_input)
+            if diverged is None:
+                return result
+            if first_only and diverged[0].outcome is not Outcome.BROKEN and not _unanswered(diverged[0]):
+                # The first divergence, unshrunk, is all that is asked: the one the live run would draw first.
+                record, value = diverged
+                result.findings = [_as_finding(record, surface_name, value)]
                 return result
             # It does not conform on one of them: live Hypothesis draws them again, then shrinks.
             result = GenerationResult(surface_name, profile.name, seed, budget, inputs_run=result.inputs_run)
@@ -374,12 +380,18 @@ def _generate(
     return result
 
 
+def _unanswered(record: CaseLine) -> bool:
+    """Whether the oracle gave the input no answer to hold the candidate to (it could not start, or failed)."""
+    return record.outcome is Outcome.ERROR and record.oracle is None
+
+
 def _sent_from_store(
     surface_name: str, sequence: list[Any], candidate: Connection, oracle: Oracle, policy: NanPolicy | None,
     result: GenerationResult, on_input: Callable[[str], None],
-) -> bool:
-    """The stored inputs run in order, batched as cases are, and counted as drawn ones; whether the candidate
-    conformed on every one (or declined it). The first it does not conform on ends the replay."""
+) -> tuple[CaseLine, Any] | None:
+    """The stored inputs run in order, batched as cases are, and counted as drawn ones: None when the candidate
+    conformed on every one (or declined it), else the record of the first it did not conform on, and its input,
+    which ends the replay (an input the oracle gave no answer to ends it too)."""
     declared = surfaces.get(surface_name).features
     items = (Input(f"{surface_name}::generated", surface_name, value) for value in sequence)
     with closing(run_inputs(items, candidate, oracle, policy)) as records:
@@ -390,11 +402,13 @@ def _sent_from_store(
                 result.skipped += 1
                 result.skip_reason = result.skip_reason or record.detail or "skipped"
             elif record.outcome is not Outcome.PASS:
-                return False
+                result.drawn += 1
+                result.features.update(present(declared, value))
+                return record, value
             result.drawn += 1
             result.features.update(present(declared, value))
             result.replayed += 1
-    return True
+    return None
 
 
 def _replayed(
@@ -511,7 +525,7 @@ def _round(
         on_input(surface_name)
         if record.outcome is Outcome.BROKEN:
             raise CandidateBroken(record.detail)  # nothing more can be learnt from this candidate
-        if record.outcome is Outcome.ERROR and record.oracle is None:
+        if _unanswered(record):
             # No answer to hold the candidate to (the oracle could not start, or failed): no finding of the
             # candidate's, and no pass either. Shrinking stops at such inputs; the line says how many and why.
             result.unanswered += 1

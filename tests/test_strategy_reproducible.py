@@ -1,7 +1,6 @@
 """A strategy's draws are a function of Hypothesis's choices alone: pass_at_k builds its trials from seeds it
-draws, reason.normalize its phrases, evsys.metric its tasks' samples, job.result its outcomes and metric.compute
-its lists, result.load shares its templates' containers and their text between draws, and the others build their
-strategies once; a seeded run draws the same inputs again."""
+draws, reason.normalize its phrases, evsys.metric its tasks' samples, job.result its outcomes, and the others build
+their strategies once; a seeded run draws the same inputs again."""
 
 from __future__ import annotations
 

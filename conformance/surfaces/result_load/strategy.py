@@ -8,25 +8,23 @@ an unknown key added, a value replaced from a pool of hard values chosen by
 what the key holds: counts, floats, datetimes, UUIDs, rewards, names,
 paths), and writes it out, now and then damaged: cut at a byte, a byte
 order mark, duplicate keys, bytes that are not UTF-8, NaN tokens, padding.
-One draw in seventeen is a trial whose config takes any of the config
-validators' inputs at once (where its task comes from, older env spellings,
-MCP servers, host allowlists); one in three a telling file (a few of the
-pools' values together that several plausible mistakes read wrong); one in
-fifteen a template with a byte order mark.
+One draw in ten is a trial whose config takes any of the config validators'
+inputs at once (where its task comes from, older env spellings, MCP servers,
+host allowlists).
 
-Each pool starts with what matters most: a patch takes a pool's first value a
-quarter of the time. A document shares with its template all it does not
-change, and the template's text is written once (conformance.strategies.json_text).
+Hypothesis draws a ``sampled_from``'s first elements far more often than
+their share, so each pool starts with what matters most.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 from typing import Any
 
 from hypothesis import strategies as st
 
-from conformance.strategies.json_text import SharedText
-from conformance.strategies.picks import pick
+from conformance.strategies.weights import weighted
 
 _T0 = "2026-03-01T12:00:00.123456"
 _JOB_ID = "4f1c2b7e-9a3d-4e5f-8b6a-0c1d2e3f4a5b"
@@ -157,12 +155,12 @@ JOB_HOT: list[tuple[tuple[Any, ...], list[Any]]] = [
     (("status",), [{"updated_at": "2026-03-01T13:00:00+01:00", "n_completed_trials": True, "n_running_trials": 3},
                    {"n_completed_trials": 9}, {"updated_at": None, "n_pending_trials": "2"}, None, "running"]),
     (("n_total_trials",), [4.0, 2.0, True, "4", 0, 1, 10**30, DROP]),
-    (("stats", "evals", "oracle__gpt-5__terminal-bench", "pass_at_k"), [{"02": 0.5}, {" 1": 1.0}, {"x": 0.5},
-                                                                      {"1": 1}, {"+3": 0.5}]),
     (("stats",), ["x", [1], 3, None, []]),  # no object: the migration puts {} in its place
     # Several keys at once (an empty path merges): a total the pending count is derived from.
     ((), [{"n_total_trials": total, "stats": {"n_completed_trials": 1, "n_running_trials": running}}
           for total in (4.0, True, "4", 10**30, 2) for running in (1, True)]),
+    (("stats", "evals", "oracle__gpt-5__terminal-bench", "pass_at_k"), [{"02": 0.5}, {" 1": 1.0}, {"x": 0.5},
+                                                                      {"1": 1}, {"+3": 0.5}]),
     (("stats", "n_trials"), [True, 5, 2.0, "3", DROP]),
     (("id",), [DROP, "4F1C2B7E-9A3D-4E5F-8B6A-0C1D2E3F4A5B", "{4f1c2b7e-9a3d-4e5f-8b6a-0c1d2e3f4a5b}"]),
     (("started_at",), [DROP, "2026-03-01T12:00:00Z", 1772366400, "2026-03-01"]),
@@ -271,34 +269,24 @@ TRIAL_PATCHES: list[tuple[tuple[Any, ...], list[Any]]] = [
 _IN_JOB = ("trial_results", 0)
 
 
-def _owned(document: Any, path: tuple[Any, ...]) -> Any:
-    """The parent of ``path``'s last step, when it is there (an object or a list long enough), with every
-    container from the document down to it replaced by a shallow copy of its own: a document starts as its
-    template and shares all the rest with it (copying a whole template was most of a draw's cost)."""
-    parent = document
-    for step in path[:-1]:
-        if isinstance(parent, dict) and step in parent or (
-                isinstance(parent, list) and isinstance(step, int) and step < len(parent)):
-            child = parent[step]
-            if isinstance(child, (dict, list)):
-                child = parent[step] = child.copy()
-            parent = child
-        else:
-            return None
-    return parent
-
-
 def _set(document: Any, path: tuple[Any, ...], value: Any) -> None:
     """Put ``value`` at ``path`` when its parent is there (an object or a list long enough); merge it into
-    the document at the empty path. The value is shared with its pool: what edits it later copies it first."""
+    the document at the empty path."""
     if not path:
-        document.update(value)
+        document.update(copy.deepcopy(value))
         return
-    parent = _owned(document, path)
+    parent = document
+    for step in path[:-1]:
+        if isinstance(parent, dict) and step in parent:
+            parent = parent[step]
+        elif isinstance(parent, list) and isinstance(step, int) and step < len(parent):
+            parent = parent[step]
+        else:
+            return
     if isinstance(parent, dict) and value is DROP:
         parent.pop(path[-1], None)
     elif isinstance(parent, dict):
-        parent[path[-1]] = value
+        parent[path[-1]] = copy.deepcopy(value)  # later perturbations edit it in place: not the pool's own
 
 
 def _nodes(document: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -314,55 +302,45 @@ def _nodes(document: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
-# What a draw decides is drawn as one index where it can: a draw costs more than the rest of the work on a
-# document, and each pool is a fixed list (conformance.strategies.picks), so no strategy is built per draw.
-KINDS = ("hot", "patch", "patch", "trial", "trial", "drop", "add", "odd")
-# One of the values most results hinge on (seven draws in eight), then none, one or two more perturbations (a
-# third each); the first plan, drawn most, is one hot value alone.
-_EXTRAS = ((),) * 64 + tuple((kind,) for kind in KINDS) * 8 + tuple((a, b) for a in KINDS for b in KINDS)
-PLANS = tuple(("hot",) * hot + extra for extra in _EXTRAS for hot in (1, 1, 1, 1, 1, 1, 1, 0))
-ANY_TRIAL_PATCH = TRIAL_HOT + TRIAL_PATCHES
-# A patch is a path and a value of its pool, drawn as one index: each path alike; a pool's first value (what
-# matters most there) in a quarter of them, and every value alike in the rest (a pool has at most SPREAD values).
-SPREAD = 60
-SLOTS = SPREAD + SPREAD // 3
-assert all(len(pool) <= SPREAD for _, pool in JOB_HOT + JOB_PATCHES + ANY_TRIAL_PATCH + CONFIG_HOT)
-
-
-def _patch(draw: st.DrawFn, table: list[tuple[tuple[Any, ...], list[Any]]]) -> tuple[tuple[Any, ...], Any]:
-    at = pick(draw, range(len(table) * SLOTS))
-    path, pool = table[at // SLOTS]
-    slot = at % SLOTS - SPREAD // 3
-    return path, pool[0] if slot < 0 else pool[slot * len(pool) // SPREAD]
-
-
-def _perturbed(draw: st.DrawFn, template: dict[str, Any], hot: list[tuple[tuple[Any, ...], list[Any]]],
-               patches: list[tuple[tuple[Any, ...], list[Any]]]) -> dict[str, Any]:
-    document = dict(template)
-    in_trial = () if patches is TRIAL_PATCHES else _IN_JOB  # where a trial's patches go: a job's first trial
-    for kind in pick(draw, PLANS):
-        if kind in ("hot", "patch", "trial"):
-            path, value = _patch(draw, hot if kind == "hot" else patches if kind == "patch" else ANY_TRIAL_PATCH)
-            _set(document, (*in_trial, *path) if kind == "trial" else path, value)
-        elif nodes := _nodes(document):
-            path = pick(draw, nodes)
-            parent = _owned(document, path)
-            if kind == "drop":
-                del parent[path[-1]]
-            elif kind == "add":
-                parent[pick(draw, UNKNOWN)] = pick(draw, ODD)
-            else:
-                parent[path[-1]] = pick(draw, ODD)
+def _parent(document: Any, path: tuple[Any, ...]) -> Any:
+    for step in path[:-1]:
+        document = document[step]
     return document
 
 
-# Every container a document shares with the templates and pools: its text is written once.
-_TEXT = SharedText([JOBS, TRIALS, JOB_HOT, TRIAL_HOT, CONFIG_HOT, JOB_PATCHES, TRIAL_PATCHES, ODD])
+@st.composite
+def _perturbed(draw: st.DrawFn, templates: tuple[dict[str, Any], ...], hot: list[tuple[tuple[Any, ...], list[Any]]],
+               patches: list[tuple[tuple[Any, ...], list[Any]]]) -> dict[str, Any]:
+    document: dict[str, Any] = copy.deepcopy(draw(st.sampled_from(templates)))
+    in_trial = () if patches is TRIAL_PATCHES else _IN_JOB  # where a trial's patches go: a job's first trial
+    # One of the values most results hinge on (seven draws in eight), then up to two more perturbations.
+    kinds = ["hot"] * draw(st.sampled_from([1, 1, 1, 1, 1, 1, 1, 0]))
+    kinds += draw(st.lists(st.sampled_from(["hot", "patch", "patch", "trial", "trial", "drop", "add", "odd"]),
+                           max_size=2))
+    for kind in kinds:
+        if kind in ("hot", "patch", "trial"):
+            path, pool = draw(st.sampled_from(hot if kind == "hot" else patches if kind == "patch" else
+                                              TRIAL_HOT + TRIAL_PATCHES))
+            _set(document, (*in_trial, *path) if kind == "trial" else path, draw(st.sampled_from(pool)))
+        elif nodes := _nodes(document):
+            path = draw(st.sampled_from(nodes))
+            parent = _parent(document, path)
+            if kind == "drop":
+                del parent[path[-1]]
+            elif kind == "add":
+                parent[draw(st.sampled_from(UNKNOWN))] = copy.deepcopy(draw(st.sampled_from(ODD)))
+            else:
+                parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(ODD)))
+    return document
+
+
+jobs = _perturbed(JOBS, JOB_HOT, JOB_PATCHES)
+trials = _perturbed(TRIALS, TRIAL_HOT, TRIAL_PATCHES)
 
 
 def _dumped(document: Any, indent: int | None) -> bytes:
-    # As Python's json writes it, with NaN and Infinity tokens for non-finite floats (a writer that allows them).
-    return _TEXT.dumps(document, indent).encode()
+    # Python's json writes NaN and Infinity tokens for non-finite floats, as a writer that allows them does.
+    return json.dumps(document, indent=indent, ensure_ascii=False).encode()
 
 
 def _duplicated(data: bytes, key: bytes, value: bytes, first: bool) -> bytes:
@@ -374,120 +352,54 @@ def _duplicated(data: bytes, key: bytes, value: bytes, first: bool) -> bytes:
     return data[:start + 1] + member + b", " + data[start + 1:] if first else data[:end] + b", " + member + data[end:]
 
 
-INDENTS = (4, 4, 4, None, 2)
-DAMAGES = ("none", "empty", "cut", "bom", "duplicate", "duplicate", "latin-1", "bytes", "bytes", "pad", "crlf",
-           "tokens", *["none"] * 20)
-# The indent and the damage, as one draw: the first, drawn most, is harbor's own (indent 4, no damage).
-WRITINGS = tuple((indent, damage) for damage in DAMAGES for indent in INDENTS)
-DUPLICATE_KEYS = (b"n_total_trials", b"id", b"stats", b"started_at", b"trial_name", b"config")
-DUPLICATE_VALUES = (b"3", b'"x"', b"null", b"{}", b"NaN", b'"2026-03-01T12:00:00Z"')
-STRAY_BYTES = (b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x80abc", b"\xf0\x9f")
-PADS = (" ", "\n\n", "\t", "\u00a0", "\x00", "\r", "\x0c")
-TOKENS = (b"Infinity", b"-Infinity", b"NaN", b"1E400", b"-0", b"1.25e-2", b"0012")
-EMPTY = (b"[]", b"", b"null", b"{}", b"\"x\"", b"3")
-
-
-def _written(draw: st.DrawFn, document: Any, writing: tuple[int | None, str] | None = None) -> bytes:
-    """The document's bytes: mostly as harbor writes them (indent 4), sometimes compact or damaged; as ``writing``
-    says (an indent and a damage) when it is given."""
-    indent, damage = pick(draw, WRITINGS) if writing is None else writing
-    if damage == "empty":
-        return pick(draw, EMPTY)
-    data = _dumped(document, indent)
+@st.composite
+def _written(draw: st.DrawFn, document: Any) -> bytes:
+    """The document's bytes: mostly as harbor writes them (indent 4), sometimes compact or damaged."""
+    data = _dumped(document, draw(st.sampled_from([4, 4, 4, None, 2])))
+    # Hypothesis draws the first element of a sampled_from far more often than its share: it is "none".
+    damage = draw(st.sampled_from(["none", "empty", "cut", "bom", "duplicate", "duplicate", "latin-1", "bytes",
+                                   "bytes", "pad", "crlf", "tokens"] + ["none"] * 20))
     if damage == "cut":
         return data[:draw(st.integers(0, len(data) - 1))]
     if damage == "bom":
         return b"\xef\xbb\xbf" + data
     if damage == "duplicate":
-        return _duplicated(data, pick(draw, DUPLICATE_KEYS), pick(draw, DUPLICATE_VALUES), draw(st.booleans()))
+        key = draw(st.sampled_from([b"n_total_trials", b"id", b"stats", b"started_at", b"trial_name", b"config"]))
+        value = draw(st.sampled_from([b"3", b'"x"', b"null", b"{}", b"NaN", b'"2026-03-01T12:00:00Z"']))
+        return _duplicated(data, key, value, draw(st.booleans()))
     if damage == "latin-1":  # a writer of another encoding: a non-ASCII letter as one byte
         return data.replace(b'"hello-world"', b'"h\xe9llo-world"', 1) if b'"hello-world"' in data else data + b"\xe9"
     if damage == "bytes":
         at = draw(st.integers(0, len(data)))
-        return data[:at] + pick(draw, STRAY_BYTES)
+        return data[:at] + draw(st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x80abc", b"\xf0\x9f"]))
     if damage == "pad":
-        pad = pick(draw, PADS).encode()
+        pad = draw(st.sampled_from([" ", "\n\n", "\t", "\u00a0", "\x00", "\r", "\x0c"])).encode()
         return pad + data + pad
     if damage == "crlf":
         return data.replace(b"\n", b"\r\n")
     if damage == "tokens":  # numbers spelled as JSON's extensions and other readers' spellings
-        return data.replace(b"0.0125", pick(draw, TOKENS), 1)
+        return data.replace(b"0.0125", draw(st.sampled_from([b"Infinity", b"-Infinity", b"NaN", b"1E400", b"-0",
+                                                              b"1.25e-2", b"0012"])), 1)
+    if damage == "empty":
+        return draw(st.sampled_from([b"[]", b"", b"null", b"{}", b"\"x\"", b"3"]))
     return data
 
 
-# Each of CONFIG_HOT's patches, or none (half the time): one draw each.
-_CONFIG_CHOICES = [(None,) * len(pool) + tuple(pool) for _, pool in CONFIG_HOT]
-
-
+@st.composite
 def _configs(draw: st.DrawFn) -> dict[str, Any]:
     """A trial whose config takes each of CONFIG_HOT's patches or not: pydantic runs every field's validators
     before it reports, so one file reaches several of them."""
-    document: dict[str, Any] = dict(TRIAL)
-    for (path, pool), choices in zip(CONFIG_HOT, _CONFIG_CHOICES, strict=True):
-        at = pick(draw, range(len(choices)))
-        if at >= len(pool):
-            _set(document, path, choices[at])
+    document: dict[str, Any] = copy.deepcopy(TRIAL)
+    for path, pool in CONFIG_HOT:
+        if draw(st.booleans()):
+            _set(document, path, draw(st.sampled_from(pool)))
     return document
 
 
-# Files that tell apart what a rare combination of values would (each some of the pools' own values together),
-# each drawn as often as four templates: each is read wrong by several plausible mistakes, and left to chance
-# each of those came up once or twice in a ci run, or not at all.
-_KEY = ("stats", "evals", "oracle__gpt-5__terminal-bench")
-TELLING: tuple[tuple[str, dict[str, Any], tuple[tuple[tuple[Any, ...], Any], ...]], ...] = (
-    # The job's id written back as a UUID; pass@k's k read as an int; a reward key that reads back as NaN (the
-    # same text, not the same value); a count of true in a derived pending count.
-    ("job", JOB, ((("id",), "4F1C2B7E-9A3D-4E5F-8B6A-0C1D2E3F4A5B"), ((*_KEY, "pass_at_k"), {"02": 0.5}),
-                  ((*_KEY, "reward_stats", "reward"), {"nan": ["a"]}), (("stats", "n_pending_trials"), DROP),
-                  (("stats", "n_completed_trials"), True))),
-    # A whole float total and no pending count: harbor counts the total 0 in the derived pending count.
-    ("job", JOB, (((), {"n_total_trials": 4.0, "stats": {"n_completed_trials": 1, "n_running_trials": 1}}),)),
-    # Legacy counts (read before the pending count is derived), more of them than the total: pending 0.
-    ("job", LEGACY_JOB, ((("n_total_trials",), 1),)),
-    ("job", JOB, ((("n_total_trials",), "4"),)),  # read leniently
-    ("trial", TRIAL, ((("verifier_result", "rewards"), REWARD_MAPS[0]),)),  # a NaN reward, written as null
-    ("trial", TRIAL, ((("verifier_result", "rewards"), REWARD_MAPS[6]),)),  # an int reward, kept an int
-    ("trial", TRIAL, ((("config", "agent", "env"), ENVS[0]),)),  # a secret, redacted, and left out of a comparison
+configs = _configs()
+
+load_inputs = weighted(
+    (6, jobs.flatmap(_written).map(lambda data: {"file": "job", "data": data})),
+    (3, trials.flatmap(_written).map(lambda data: {"file": "trial", "data": data})),
+    (1, configs.flatmap(_written).map(lambda data: {"file": "trial", "data": data})),
 )
-
-
-# A file that is harbor's but for a byte order mark, which JSON refuses: as a damage it is one draw in fifty-three,
-# and rarely is the rest of such a file readable. Any template, in any indent (a fixed file is drawn once only).
-BOM_FILES = (*(("job", template) for template in JOBS), *(("trial", template) for template in TRIALS))
-
-
-def _telling(at: int) -> dict[str, Any]:
-    _, template, patches = TELLING[at]
-    document = dict(template)
-    for path, value in patches:
-        _set(document, path, value)
-    return document
-
-
-# What a file starts from, by weight: a job's template (each four times), a trial's (each four times), a
-# config's validators (five), each telling file (four), and a file with a byte order mark (six).
-SOURCES: tuple[tuple[str, int], ...] = (
-    *tuple(("job", at) for at in range(len(JOBS))) * 4, *tuple(("trial", at) for at in range(len(TRIALS))) * 4,
-    *(("config", 0),) * 5, *tuple(("telling", at) for at in range(len(TELLING))) * 4, *(("bom", 0),) * 6,
-)
-
-
-@st.composite
-def _load_inputs(draw: st.DrawFn) -> dict[str, Any]:
-    source, at = pick(draw, SOURCES)
-    if source == "job":
-        document = _perturbed(draw, JOBS[at], JOB_HOT, JOB_PATCHES)
-    elif source == "trial":
-        document = _perturbed(draw, TRIALS[at], TRIAL_HOT, TRIAL_PATCHES)
-    elif source == "config":
-        document = _configs(draw)
-    elif source == "telling":
-        document = _telling(at)
-    else:
-        file, template = pick(draw, BOM_FILES)
-        return {"file": file, "data": _written(draw, template, (pick(draw, INDENTS), "bom"))}
-    file = TELLING[at][0] if source == "telling" else "job" if source == "job" else "trial"
-    return {"file": file, "data": _written(draw, document)}
-
-
-load_inputs = _load_inputs()

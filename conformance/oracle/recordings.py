@@ -103,13 +103,21 @@ def stale(header: RecordingHeader) -> list[str]:
     return found
 
 
+def applying(harbor_version: str) -> RecordingHeader | None:
+    """The header of the shipped recording of ``harbor==VERSION`` when there is one and it applies: its first line
+    alone, for a question that needs no answer."""
+    file = path(harbor_version)
+    header = read_header(file) if file.is_file() else None
+    return None if header is None or stale(header) else header
+
+
 @functools.cache
 def load(harbor_version: str) -> Recording | None:
     """The shipped answers of ``harbor==VERSION`` when there are some and they apply (read once per process)."""
-    file = path(harbor_version)
-    header = read_header(file) if file.is_file() else None
-    if header is None or stale(header):
+    header = applying(harbor_version)
+    if header is None:
         return None
+    file = path(harbor_version)
     found: dict[bytes, str] = {}
     try:
         with file.open(encoding="utf-8") as lines:

@@ -171,7 +171,7 @@ def oracle_environment(oracle: str | None = None, profile: str | None = None, ar
     release = re.fullmatch(r"harbor==(.+)", oracle)
     if release is None:
         return OracleNeed(True, f"the oracle {oracle} is no harbor release with recorded answers")
-    recorded = recordings.load(release.group(1))
+    recorded = recordings.applying(release.group(1))
     if recorded is None:
         return OracleNeed(True, f"the suite has no recorded answers of {oracle} that apply "
                                 f"(`conformance recordings check --harbor {release.group(1)}` says why)")
@@ -188,9 +188,9 @@ def oracle_environment(oracle: str | None = None, profile: str | None = None, ar
     for name, expected in _ci_inputs(profile_name):
         if stored_inputs.read_sequence(expected.file(recordings.inputs_folder()), expected) is not None:
             continue
-        if expected.hypothesis != recorded.header.hypothesis:
+        if expected.hypothesis != recorded.hypothesis:
             return OracleNeed(True, f"the {profile_name} inputs were recorded with Hypothesis "
-                                    f"{recorded.header.hypothesis}, {expected.hypothesis} is installed "
+                                    f"{recorded.hypothesis}, {expected.hypothesis} is installed "
                                     "(`pip install 'harbor-conformance[pinned]'` installs theirs)")
         return OracleNeed(True, f"no {profile_name} inputs of {name} are recorded with its strategy code as it is "
                                 "(`conformance recordings check` says what is stale)")

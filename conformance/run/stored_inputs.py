@@ -77,8 +77,8 @@ NOT_DRAWN = frozenset({"reference.py", "mutants.py", "coverage.py", "features.py
 
 
 @functools.cache
-def strategy_fingerprint(surface_name: str) -> str:
-    """A digest of what a surface's inputs are drawn from, and of the suite's version: the Python files of every
+def _drawn_with() -> tuple[tuple[Path, bytes], ...]:
+    """The files every strategy may draw with, and their bytes, read once per process: the Python files of every
     surface folder but those in :data:`NOT_DRAWN` (a strategy may draw another surface's inputs), the shared code
     in :data:`SHARED`, and the corpus's scripts, which a strategy draws uv-script metrics from."""
     from conformance.corpus.cases import default_root
@@ -89,6 +89,15 @@ def strategy_fingerprint(surface_name: str) -> str:
         found = package / part
         files += sorted(found.rglob("*.py")) if found.is_dir() else [found]
     files += sorted(f for f in default_root().glob("*/scripts/*") if f.is_file())
+    return tuple((file, file.read_bytes()) for file in files)
+
+
+@functools.cache
+def strategy_fingerprint(surface_name: str) -> str:
+    """A digest of what a surface's inputs are drawn from (:func:`_drawn_with`, and a surface of another package's
+    own files), and of the suite's version."""
+    shared = _drawn_with()
+    known = {file for file, _ in shared}
     declared = surfaces.get(surface_name)
     own = declared.folder
     if own is None:  # a surface declared in a plain module: that module
@@ -96,8 +105,8 @@ def strategy_fingerprint(surface_name: str) -> str:
     else:
         own_files = [f for f in sorted(own.glob("*.py")) if f.name not in NOT_DRAWN]
     digest = hashlib.sha256(__version__.encode())
-    for file in [*files, *(f for f in own_files if f not in files)]:
-        digest.update(file.name.encode() + b"\0" + file.read_bytes())
+    for file, data in [*shared, *((f, f.read_bytes()) for f in own_files if f not in known)]:
+        digest.update(file.name.encode() + b"\0" + data)
     return digest.hexdigest()[:24]
 
 

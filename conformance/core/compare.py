@@ -17,10 +17,6 @@ from dataclasses import asdict, dataclass, field
 from enum import Enum
 from typing import Any, ClassVar
 
-from deepdiff import DeepDiff
-from deepdiff.model import DiffLevel
-from deepdiff.operator import BaseOperator
-
 from conformance.core.registry import Registry
 from conformance.kit import wire
 from conformance.kit.wire import float_to_bits, float_to_hex
@@ -238,7 +234,7 @@ def classify_floats(expected: float, actual: float, policy: NanPolicy) -> Mismat
     return MismatchClass.ULP
 
 
-class _Float:
+class PolicyFloat:
     """A float as deepdiff should see it: equal only per the policy."""
 
     __slots__ = ("policy", "value")
@@ -248,7 +244,7 @@ class _Float:
         self.policy = policy
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _Float):
+        if not isinstance(other, PolicyFloat):
             return False
         if math.isnan(self.value) and math.isnan(other.value):
             return self.policy.nans_equal(self.value, other.value)
@@ -261,22 +257,9 @@ class _Float:
         return repr(self.value)
 
 
-class _FloatOperator(BaseOperator):
-    def __init__(self, policy: NanPolicy) -> None:
-        super().__init__(types=[_Float])
-        self.policy = policy
-
-    def give_up_diffing(self, level: DiffLevel, diff_instance: DeepDiff) -> bool:
-        cls = classify_floats(level.t1.value, level.t2.value, self.policy)
-        if cls is not None:
-            # deepdiff leaves custom_report_result unannotated.
-            diff_instance.custom_report_result("float_changed", level)  # type: ignore[no-untyped-call]
-        return True
-
-
 def _wrap(value: Any, policy: NanPolicy) -> Any:
     if isinstance(value, float):
-        return _Float(value, policy)
+        return PolicyFloat(value, policy)
     if isinstance(value, list):
         return [_wrap(v, policy) for v in value]
     if isinstance(value, dict):
@@ -285,23 +268,7 @@ def _wrap(value: Any, policy: NanPolicy) -> Any:
 
 
 def _unwrap(value: Any) -> Any:
-    return value.value if isinstance(value, _Float) else value
-
-
-def _path(level: DiffLevel) -> str:
-    path: str | None = level.path(root="$")
-    if path is not None:
-        return path
-    # deepdiff writes no path through a dict key without a literal repr (a nan or inf key): write each step.
-    root = level
-    while root.up is not None:
-        root = root.up
-    steps = []
-    while root.down is not None:
-        relation = root.t1_child_rel or root.t2_child_rel
-        steps.append(f"[{relation.param!r}]" if relation is not None else "[?]")
-        root = root.down
-    return "$" + "".join(steps)
+    return value.value if isinstance(value, PolicyFloat) else value
 
 
 def _describe(value: Any) -> str:
@@ -345,23 +312,22 @@ def _keys(expected: Any, actual: Any, path: str, out: list[Mismatch]) -> None:
 
 
 def compare_values(expected: Any, actual: Any, policy: NanPolicy = NanPolicy.ANY) -> list[Mismatch]:
-    diff = DeepDiff(
-        _wrap(expected, policy),
-        _wrap(actual, policy),
-        custom_operators=[_FloatOperator(policy)],
-        zip_ordered_iterables=True,
-        threshold_to_diff_deeper=0,
-        view="tree",
-    )
+    # deepdiff (and the numpy it loads) is imported on the first structural comparison, not with this module:
+    # every candidate, oracle and CLI process imports this module, and most never diff two values.
+    from conformance.core import deep_diff
+
+    def differs(e: PolicyFloat, a: PolicyFloat) -> bool:
+        return classify_floats(e.value, a.value, policy) is not None
+
     out: list[Mismatch] = []
     lengths: set[str] = set()
-    for report, levels in diff.items():
+    for report, levels in deep_diff.tree(_wrap(expected, policy), _wrap(actual, policy), PolicyFloat, differs).items():
         for level in levels:
-            path = _path(level)
+            path = deep_diff.path(level)
             if report == "float_changed":
                 e, a = level.t1.value, level.t2.value
                 cls = classify_floats(e, a, policy)
-                assert cls is not None  # reported by _FloatOperator only for floats that differ
+                assert cls is not None  # reported only for floats that differ
                 out.append(_float_mismatch(cls, path, e, a))
             elif report == "type_changes":
                 out.append(Mismatch(MismatchClass.TYPE, path, _describe(level.t1), _describe(level.t2)))
@@ -372,7 +338,7 @@ def compare_values(expected: Any, actual: Any, policy: NanPolicy = NanPolicy.ANY
             elif report == "dictionary_item_added":
                 out.append(Mismatch(MismatchClass.EXTRA_KEY, path, "<absent>", _describe(level.t2)))
             elif report in ("iterable_item_added", "iterable_item_removed"):
-                parent = _path(level.up)
+                parent = deep_diff.path(level.up)
                 if parent not in lengths:
                     lengths.add(parent)
                     e, a = _unwrap(level.up.t1), _unwrap(level.up.t2)

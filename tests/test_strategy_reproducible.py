@@ -1,6 +1,7 @@
 """A strategy's draws are a function of Hypothesis's choices alone: pass_at_k builds its trials from seeds it
 draws, reason.normalize its phrases, evsys.metric its tasks' samples, job.result its outcomes and metric.compute
-its lists, result.load shares its templates' containers and their text between draws, and the others build their
+its lists, reward.parse its numbers, whitespace and blank files, multi_step.reward its telling trials,
+result.load shares its templates' containers and their text between draws, and the others build their
 strategies once; a seeded run draws the same inputs again."""
 
 from __future__ import annotations

@@ -14,6 +14,9 @@ own, so one input holds several chances to tell an implementation apart.
 from __future__ import annotations
 
 import functools
+import math
+import random
+import struct
 from typing import Any
 
 from hypothesis import strategies as st
@@ -28,29 +31,45 @@ AWKWARD_FLOATS = (0.1, 0.2, 0.3, 0.7, 1.0, 3.0, 1e16, -1e16, 1e100, -1e100, 2.0*
                   float("nan"), 1 / 3, 2 / 3)
 AWKWARD_INTS = (0, 1, -1, 2, LONG - 1, LONG, -LONG, -LONG - 1, 10**20, -(10**20), 2**53 + 1)
 
-reward_value = st.one_of(
-    st.sampled_from([0, 1, 0.0, 1.0, 0.5]),
-    st.sampled_from(AWKWARD_FLOATS),
-    st.sampled_from(AWKWARD_INTS),
-    st.floats(),
-    st.floats(allow_subnormal=True, min_value=-1e-300, max_value=1e-300),
-    st.integers(-10, 10),
-    st.integers(),
+# A value is one of these pools, by one drawn index (a one_of of seven strategies, nested in lists and dicts, was
+# most of the surface's draws): Hypothesis's own floats and ints, the everyday values, the awkward ones, small
+# ints, subnormals, and finite floats of any magnitude (made once from a fixed seed).
+_rng = random.Random(0)
+_ANY_MAGNITUDE = tuple(v for v in (struct.unpack("<d", _rng.getrandbits(64).to_bytes(8, "little"))[0]
+                                   for _ in range(40)) if math.isfinite(v))
+SUBNORMALS = (5e-324, -5e-324, 1e-310, -1e-320, 2.2250738585072009e-308, 1e-300, -1e-300)
+_VALUE_SOURCES = (
+    st.floats(), st.integers(), st.sampled_from([0, 1, 0.0, 1.0, 0.5]), st.sampled_from(AWKWARD_FLOATS),
+    st.sampled_from(AWKWARD_INTS), st.integers(-10, 10), st.sampled_from(SUBNORMALS + _ANY_MAGNITUDE),
 )
+# Hypothesis's floats and ints a quarter of the time each (they are what it shrinks best), the pools the rest.
+_VALUE_PICKS = (0, 0, 1, 1, 2, 2, 3, 4, 5, 6)
+
+
+@st.composite
+def _reward_value(draw: st.DrawFn) -> Any:
+    return draw(_VALUE_SOURCES[_VALUE_PICKS[draw(st.integers(0, len(_VALUE_PICKS) - 1))]])
+
+
+reward_value = _reward_value()
 KEYS = st.sampled_from(["reward", "reward", "accuracy", "pass", "a", "b", "Z", "", "ü", "reward_1", "10", "9"])
 
 reward_dict = st.dictionaries(KEYS, reward_value, max_size=3)
+# A trial of the common job: no result, an empty one, or the job's one key (twice as often).
+SAME_KEY_TRIALS = st.lists(st.integers(0, 3), max_size=12)
 
 
-def _same_key_rewards(key: str) -> st.SearchStrategy[list]:
-    # The common job: one key everywhere, some trials without a result.
-    return st.lists(st.one_of(st.none(), st.just({}), reward_value.map(lambda v: {key: v}),
-                              reward_value.map(lambda v: {key: v})), max_size=12)
+@st.composite
+def _same_key_rewards(draw: st.DrawFn) -> list:
+    # The common job: one key everywhere, some trials without a result. The key is drawn first and the trials
+    # after it (a flatmap builds a strategy on every draw).
+    key = draw(KEYS)
+    return [None if kind == 0 else {} if kind == 1 else {key: draw(reward_value)} for kind in draw(SAME_KEY_TRIALS)]
 
 
 # The everyday lists: one key everywhere or several, null trials and empty dicts, any value.
 everyday = st.one_of(
-    KEYS.flatmap(_same_key_rewards),
+    _same_key_rewards(),
     st.lists(st.one_of(st.none(), reward_dict), max_size=10),
     st.lists(st.sampled_from(AWKWARD_FLOATS + AWKWARD_INTS).map(lambda v: {"reward": v}), max_size=12),
 )
@@ -69,7 +88,15 @@ HARD_SUMS = (
     (1.0, 1e16, 1e-16), (1.0, -1e16, 1e-16), (1.0, 1e-16, 2.0**53), (0.1, -1e100, -1e100, -1e100),
     (0.1,) * 10, (1.0, 1e100, 1.0, -1e100), (0.1, 0.2, 0.3),
 )
-hard_sums = st.sampled_from(HARD_SUMS).flatmap(st.permutations).map(list)
+_HARD_SUM_ORDERS = tuple(st.permutations(values) for values in HARD_SUMS)  # built once: a flatmap builds one a draw
+
+
+@st.composite
+def _hard_sums(draw: st.DrawFn) -> list:
+    return list(draw(_HARD_SUM_ORDERS[draw(st.integers(0, len(HARD_SUMS) - 1))]))
+
+
+hard_sums = _hard_sums()
 
 # Sums that overflow to inf, or come back from it: the compensation is not finite there.
 OVERFLOWING = (1e308, -1e308, 1.7976931348623157e308, 1.0, 1e292)

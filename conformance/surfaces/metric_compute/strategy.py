@@ -21,6 +21,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from conformance.strategies.picks import pick
 from conformance.strategies.weights import weighted
 
 LONG = 2**63
@@ -42,8 +43,8 @@ _VALUE_SOURCES = (
     st.floats(), st.integers(), st.sampled_from([0, 1, 0.0, 1.0, 0.5]), st.sampled_from(AWKWARD_FLOATS),
     st.sampled_from(AWKWARD_INTS), st.integers(-10, 10), st.sampled_from(SUBNORMALS + _ANY_MAGNITUDE),
 )
-# Hypothesis's floats and ints a quarter of the time each (they are what it shrinks best), the pools the rest.
-_VALUE_PICKS = (0, 0, 1, 1, 2, 2, 3, 4, 5, 6)
+# Hypothesis's own floats and ints one time in ten each, the pools the rest.
+_VALUE_PICKS = (0, 1, 2, 2, 3, 3, 4, 5, 6, 6)
 
 
 @st.composite
@@ -52,9 +53,18 @@ def _reward_value(draw: st.DrawFn) -> Any:
 
 
 reward_value = _reward_value()
-KEYS = st.sampled_from(["reward", "reward", "accuracy", "pass", "a", "b", "Z", "", "ü", "reward_1", "10", "9"])
+KEY_NAMES = ("reward", "reward", "accuracy", "pass", "a", "b", "Z", "", "ü", "reward_1", "10", "9")
+KEYS = st.sampled_from(KEY_NAMES)
 
-reward_dict = st.dictionaries(KEYS, reward_value, max_size=3)
+
+@st.composite
+def _reward_dict(draw: st.DrawFn) -> dict:
+    # Up to three keys, a key drawn twice kept once (st.dictionaries' unique keys cost more than the values).
+    return {pick(draw, KEY_NAMES): draw(reward_value) for _ in range(draw(_KEY_COUNTS))}
+
+
+_KEY_COUNTS = st.integers(0, 3)
+reward_dict = _reward_dict()
 # A trial of the common job: no result, an empty one, or the job's one key (twice as often).
 SAME_KEY_TRIALS = st.lists(st.integers(0, 3), max_size=12)
 
@@ -67,10 +77,34 @@ def _same_key_rewards(draw: st.DrawFn) -> list:
     return [None if kind == 0 else {} if kind == 1 else {key: draw(reward_value)} for kind in draw(SAME_KEY_TRIALS)]
 
 
-# The everyday lists: one key everywhere or several, null trials and empty dicts, any value.
+_POOLS: tuple[tuple[float | int, ...], ...] = (
+    (0, 1, 0.0, 1.0, 0.5), AWKWARD_FLOATS, AWKWARD_INTS, tuple(range(-10, 11)), SUBNORMALS + _ANY_MAGNITUDE)
+
+
+def _seeded_value(rng: random.Random) -> float | int:
+    pool = rng.randrange(len(_POOLS) + 2)
+    if pool == len(_POOLS):  # any float, of any bits but NaN's
+        value: float = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+        return 0.0 if math.isnan(value) else value
+    if pool == len(_POOLS) + 1:  # any int, some past a C long
+        return rng.randint(-(2**70), 2**70) if rng.randrange(2) else rng.randint(-1000, 1000)
+    return rng.choice(_POOLS[pool])
+
+
+def _seeded_trial(seed: int) -> dict | None:
+    """A trial of several keys: no result (one in five), or up to three keys of any values, from one seed. A
+    draw per value was most of the surface's draws; a failing list still shrinks by its trials."""
+    rng = random.Random(seed)
+    if rng.randrange(5) == 0:
+        return None
+    return {rng.choice(KEY_NAMES): _seeded_value(rng) for _ in range(rng.randrange(4))}
+
+
+# The everyday lists: one key everywhere (its values drawn one by one) or several, null trials and empty dicts,
+# any value.
 everyday = st.one_of(
     _same_key_rewards(),
-    st.lists(st.one_of(st.none(), reward_dict), max_size=10),
+    st.lists(st.integers(0, 2**32 - 1).map(_seeded_trial), max_size=10),
     st.lists(st.sampled_from(AWKWARD_FLOATS + AWKWARD_INTS).map(lambda v: {"reward": v}), max_size=12),
 )
 
@@ -104,9 +138,24 @@ overflowing = st.lists(st.sampled_from(OVERFLOWING), min_size=2, max_size=4)
 
 # Ints past 2**53 that a float cannot hold (odd ones): an exact int sum divided once, or converted first.
 # Three or more, as the mean of two is a halving, exact on a float as on an int.
-big_int = st.one_of(st.integers(2**52, 2**65).map(lambda v: 2 * v + 1), st.integers(2**52, 2**65).map(
-    lambda v: -2 * v - 1), st.integers(-3, 3))
+def _big_odd(seed: int) -> int:
+    """An odd int between 2**53 and 2**66 (no float holds it), of either sign. From one drawn seed: drawing its
+    bits was most of these lists' draws, and any such int tells the sums apart alike."""
+    rng = random.Random(seed)
+    value = 2 * rng.randrange(2**52, 2**65) + 1
+    return value if rng.randrange(2) else -value
+
+
+big_int = weighted((2, st.integers(0, 2**32 - 1).map(_big_odd)), (1, st.integers(-3, 3)))
 big_ints = st.lists(big_int, min_size=3, max_size=8)
+
+
+# Strategies a composite draws from are made once, here: one made in the draw is made and validated on every draw.
+_LONG_INTS = st.lists(st.sampled_from((2**62, 2**62 + 1, LONG - 1, 1, 3, -(2**62), -LONG + 1)), min_size=1, max_size=4)
+_SMALL = st.sampled_from((1.0, -1.0, 0.5, 3.0, 1e-16))
+_SMALL_FLOATS = st.lists(_SMALL, min_size=1, max_size=3)
+_MORE_SMALL_FLOATS = st.lists(_SMALL, max_size=2)
+SHUFFLES = st.integers(0, 2**32 - 1)
 
 
 @st.composite
@@ -117,14 +166,11 @@ def across_the_long_boundary(draw: st.DrawFn) -> list:
     falls back to plain addition once the int total has overflowed: which phase a float meets decides
     whether the small floats after it survive the cancellation.
     """
-    ints = draw(st.lists(st.sampled_from([2**62, 2**62 + 1, LONG - 1, 1, 3, -(2**62), -LONG + 1]), min_size=1,
-                         max_size=4))
-    small = st.sampled_from([1.0, -1.0, 0.5, 3.0, 1e-16])
+    ints = draw(_LONG_INTS)
     # Small floats, the int total negated (the small ones are all that is left, if they were kept), more small ones.
-    values = ints + draw(st.lists(small, min_size=1, max_size=3)) + [-float(sum(ints))] + draw(
-        st.lists(small, max_size=2))
-    if draw(st.booleans()):
-        values = draw(st.permutations(values))
+    values = ints + draw(_SMALL_FLOATS) + [-float(sum(ints))] + draw(_MORE_SMALL_FLOATS)
+    if draw(st.booleans()):  # in another order: from a drawn seed (an order needs no shrinking of its own)
+        random.Random(draw(SHUFFLES)).shuffle(values)
     return values
 
 
@@ -132,11 +178,12 @@ def across_the_long_boundary(draw: st.DrawFn) -> list:
 # and mostly a NaN, first, in the middle or last: min() and max() keep the first of equal values, and a
 # NaN only when it comes first (nothing compares greater or less than it).
 TIES = (-0.0, 0.0, 0, 1, 1.0, 0.5)
+_TIE_LISTS = st.lists(st.sampled_from(TIES), min_size=1, max_size=5)
 
 
 @st.composite
 def ties(draw: st.DrawFn) -> list:
-    values = draw(st.lists(st.sampled_from(TIES), min_size=1, max_size=5))
+    values = draw(_TIE_LISTS)
     if draw(st.integers(0, 3)):  # a NaN, at any place
         values.insert(draw(st.integers(0, len(values))), float("nan"))
     return values
@@ -154,18 +201,19 @@ def keyed(draw: st.DrawFn, column: st.SearchStrategy[list]) -> list:
     trials: list = [{key: values[i] for key, values in zip(keys, columns, strict=False) if i < len(values)}
                     for i in range(max(map(len, columns)))]
     if draw(st.integers(0, 3)) == 3:  # not at 0, so that shrinking leaves it out
-        trials.insert(draw(st.integers(0, len(trials))), draw(st.sampled_from([None, {}])))
+        trials.insert(draw(st.integers(0, len(trials))), pick(draw, (None, {})))
     return trials
+
+
+_LARGE_INTS = st.lists(st.sampled_from((2**53, 2**53 + 1, 2**54, -(2**53), 10**16)), min_size=1, max_size=2)
+_SMALL_INTS = st.lists(st.sampled_from((1, 1, 2, 3, -1)), min_size=1, max_size=4)
 
 
 @st.composite
 def floats_then_ints(draw: st.DrawFn) -> list:
     """A float first, then ints near 2**53 and small ones: once the total is a float, CPython adds each
     C-long int to it plainly (no compensation), so small ints next to a large total round away one by one."""
-    first = draw(st.sampled_from([0.5, 1.0, 0.1, -0.0, 3.0]))
-    large = draw(st.lists(st.sampled_from([2**53, 2**53 + 1, 2**54, -(2**53), 10**16]), min_size=1, max_size=2))
-    small = draw(st.lists(st.sampled_from([1, 1, 2, 3, -1]), min_size=1, max_size=4))
-    return [first, *large, *small]
+    return [pick(draw, (0.5, 1.0, 0.1, -0.0, 3.0)), *draw(_LARGE_INTS), *draw(_SMALL_INTS)]
 
 
 float_sums = keyed(st.one_of(hard_sums, cancelling, overflowing))
@@ -200,7 +248,7 @@ def odd_configs(draw: st.DrawFn) -> dict[Any, Any]:
     config: dict[Any, Any] = {} if kind is _ABSENT else {"type": kind}
     if kwargs is not _ABSENT:
         config["kwargs"] = kwargs
-    return {**config, **draw(st.sampled_from([{}, {}, {}, {"name": "best"}, {"Type": "max"}]))}
+    return {**config, **pick(draw, ({}, {}, {}, {"name": "best"}, {"Type": "max"}))}
 
 
 # -- uv-script metrics ---------------------------------------------------------------------------------------
@@ -239,14 +287,16 @@ def _uv_script_inputs() -> st.SearchStrategy[dict]:
     # Values as json.dumps spells them: NaN and the infinities as tokens, -0.0, big ints, tiny floats.
     value = st.one_of(reward_value, st.sampled_from((float("nan"), float("inf"), float("-inf"), -0.0, 2**64, 1e-300)))
     trial = st.one_of(st.none(), reward_dict, st.dictionaries(JSON_KEYS, value, min_size=1, max_size=2))
+    trials = st.lists(trial, min_size=1, max_size=5)
+    choices = ("missing", *echo, *others)
 
     @st.composite
     def inputs(draw: st.DrawFn) -> dict:
-        pick = draw(st.sampled_from(["missing", *echo, *others]))  # first: drawn most, and it costs no uv run
-        name = sorted(shipped)[0] if pick == "missing" else pick
-        rewards = draw(st.lists(trial, min_size=1, max_size=5)) if pick == "echo_lines.py" else [{"reward": 1}, None]
+        chosen = pick(draw, choices)  # the first, "missing", drawn most: it costs no uv run
+        name = sorted(shipped)[0] if chosen == "missing" else chosen
+        rewards = draw(trials) if chosen == "echo_lines.py" else [{"reward": 1}, None]
         return {"metric": {"type": "uv-script", "kwargs": {"script_path": name}}, "rewards": rewards,
-                **({"scripts": {name: shipped[name]}} if pick != "missing" else {})}
+                **({"scripts": {name: shipped[name]}} if chosen != "missing" else {})}
 
     return inputs()
 
@@ -270,8 +320,9 @@ def builtin_inputs(draw: st.DrawFn) -> dict:
     if lists is None:  # the config fails, or is read as a built-in
         # Everyday rewards beside it: Hypothesis draws a branch with few distinct values less than its share.
         return {"metric": draw(odd_configs()), "rewards": draw(everyday)}
-    kind = kind if kind in BUILTIN else draw(st.sampled_from(BUILTIN))
-    return {"metric": draw(st.sampled_from([{"type": kind}, {"type": kind, "kwargs": {}}])), "rewards": draw(lists)}
+    kind = kind if kind in BUILTIN else pick(draw, BUILTIN)
+    metric = {"type": kind, "kwargs": {}} if draw(st.booleans()) else {"type": kind}
+    return {"metric": metric, "rewards": draw(lists)}
 
 
 @st.composite

@@ -402,11 +402,14 @@ def test_install_script_says_the_recordings_answer_a_ci_run(tmp_path):
     assert proc.returncode == 0 and outputs["oracle"] == "recorded" and outputs["oracle-needed"] == "false"
 
 
+# Each an install script run (three commands started): one in the offline tier, `recordings needed` itself is
+# checked condition by condition in tests/test_recordings.py.
 @pytest.mark.parametrize("values", [
     {"CONFORMANCE_PROFILE": "dev"},
-    {"CONFORMANCE_ARGS": "--surface reward.parse\n --seed 7"},  # split as certify.sh splits it
-    {"CONFORMANCE_ORACLE": "harbor==0.25.0"},
-    {"CONFORMANCE_ORACLE_ENVIRONMENT": "always"},
+    # split as certify.sh splits it
+    pytest.param({"CONFORMANCE_ARGS": "--surface reward.parse\n --seed 7"}, marks=pytest.mark.slow),
+    pytest.param({"CONFORMANCE_ORACLE": "harbor==0.25.0"}, marks=pytest.mark.slow),
+    pytest.param({"CONFORMANCE_ORACLE_ENVIRONMENT": "always"}, marks=pytest.mark.slow),
 ])
 def test_install_script_says_when_the_oracle_environment_is_needed(tmp_path, values):
     proc, outputs = _install(tmp_path, **values)

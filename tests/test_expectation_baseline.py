@@ -279,11 +279,17 @@ def test_a_bad_date_is_named_by_file_and_line_and_exits_2(tmp_path, entry, said)
     assert result.exit_code == 2
     assert result.output.startswith(f"{path}:6: [reward.parse::bad] "), result.output
     assert said in result.output
+
+
+def test_certify_refuses_a_bad_date_before_it_runs_a_case(tmp_path):
+    good = "- id: reward.parse::good\n  reason: r\n  first_seen: 2026-01-01\n  expires: 2026-01-01\n"
+    path = _known(tmp_path, good, "- id: reward.parse::bad\n  reason: r\n  expires: 2026-1-5\n")
     proc = subprocess.run([sys.executable, "-m", "conformance.cli.app", "certify", "--oracle", "recorded",
                            "-c", "reference", "-k", DIVERGES, "--expectations", str(path),
                            "--report", str(tmp_path / "r.jsonl")], capture_output=True, text=True)
     assert proc.returncode == 2
     assert f"{path}:6: [reward.parse::bad]" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "r.jsonl").exists()
 
 
 def test_a_file_without_dates_stays_valid(tmp_path):

@@ -16,10 +16,11 @@ from conformance.connection.in_process import InProcess
 from conformance.connection.spec import Spec
 from conformance.core import surfaces
 from conformance.core.features import Feature, Gate
+from conformance.core.outcomes import Outcome
 from conformance.corpus import cases as case_corpus
 from conformance.kit.candidate import Candidate
 from conformance.report.markdown import summary
-from conformance.report.model import GeneratedLine
+from conformance.report.model import CaseLine, GeneratedLine
 from conformance.report.reader import read
 from conformance.report.writer import Tally
 from conformance.run import generate
@@ -167,6 +168,29 @@ def test_shards_counts_add_up_and_their_sum_is_judged_by_the_profiles_gate():
     assert line.feature_gate is Gate.FAIL
     tally = Tally.of([], [line])
     assert [(s.count, s.drawn) for s in tally.footer().feature_shortfalls] == [(3, 250)] and not tally.conforms
+
+
+def test_a_run_whose_findings_cut_its_draws_short_is_a_smaller_sample_that_only_warns():
+    # Shrinking findings uses the run's work (generate.WORK_PER_EXAMPLE): an upgrade gate whose release changed
+    # a behaviour drew 9 of its 250 inputs, and its listed changes are its verdict, not the shares of 9 draws.
+    finding = CaseLine(id="pass_at_k::gen-1", surface="pass_at_k", outcome=Outcome.FAIL, origin="generated")
+
+    def line(drawn: int, findings: list[CaseLine]) -> GeneratedLine:
+        result = generate.GenerationResult(surface="pass_at_k", profile="ci", seed=0, max_examples=250, drawn=drawn,
+                                           findings=findings)
+        return result.line()
+
+    assert line(9, [finding]).feature_gate is Gate.WARN
+    assert line(250, [finding]).feature_gate is Gate.FAIL  # findings, but the whole budget drawn
+    assert line(250, []).feature_gate is Gate.FAIL
+    merged = MergedGenerators()
+    for seed in (1, 2):
+        part = _line(seed, 125, 5, 0, Gate.WARN)
+        merged.generator(part.model_copy(update={"divergences": [f"pass_at_k::gen-{seed}"]}))
+    [short] = merged.lines()
+    assert short.drawn == 10 and short.feature_gate is Gate.WARN
+    tally = Tally.of([], [short])
+    assert tally.footer().feature_shortfalls and tally.footer().feature_shortfalls[0].gate is Gate.WARN
 
 
 def test_shards_combined_count_what_one_run_of_their_seeds_draws(tmp_path):

@@ -109,7 +109,12 @@ RUN_ATTACKS = [
 PROVOKED = {error for _, _, error in RUN_ATTACKS if error} | {"schema-violation"}
 
 
-@pytest.mark.parametrize(("attack", "outcome", "error"), RUN_ATTACKS)
+# One attack of each kind in the offline tier; every one with -m slow (each is a whole run through a process).
+QUICK_ATTACKS = {"surrogate-output", "deep-129", "huge-float", "message-not-string"}
+
+
+@pytest.mark.parametrize(("attack", "outcome", "error"), [
+    attack if attack[0] in QUICK_ATTACKS else pytest.param(*attack, marks=pytest.mark.slow) for attack in RUN_ATTACKS])
 def test_each_hostile_reply_is_its_cases_outcome_and_the_run_goes_on(tmp_path, attack, outcome, error):
     run = certify(tmp_path, hostile(attack))
     data = whole_report(tmp_path / "report.jsonl", selected_ids())
@@ -282,7 +287,7 @@ def test_the_command_records_it_and_ends_with_its_verdict(tmp_path, run_attack, 
     assert (tmp_path / "r.md").read_text(encoding="utf-8") and (tmp_path / "r.xml").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize(("run_attack", "start_attack", "step", "said", "hint"), [
+SMOKE_ATTACKS = [
     ("surrogate-output", "ok", "run", "lone surrogate", "no lone surrogate escapes"),
     ("surrogate-errored", "ok", "run", "errored/message", "Unicode text"),
     ("deep-5000", "ok", "run", "too-deep", "at most 128 levels deep"),
@@ -291,7 +296,12 @@ def test_the_command_records_it_and_ends_with_its_verdict(tmp_path, run_attack, 
     ("ok", "surrogate-name", "handshake", "implementation/name", "every string Unicode text"),
     ("ok", "deep", "handshake", "too-deep", "at most 128 levels deep"),
     ("ok", "huge-protocol", "handshake", "number-too-large", "at most 4300 characters"),
-])
+]
+
+
+# A run attack and a handshake attack in the offline tier; every one with -m slow.
+@pytest.mark.parametrize(("run_attack", "start_attack", "step", "said", "hint"), [
+    attack if i in (0, 5) else pytest.param(*attack, marks=pytest.mark.slow) for i, attack in enumerate(SMOKE_ATTACKS)])
 def test_smoke_fails_each_with_what_to_do(run_attack, start_attack, step, said, hint):
     result = CliRunner().invoke(app, ["smoke", "-c", hostile(run_attack, start_attack), "--timeout", "10",
                                       "--timeout-multiplier", "0.3"])

@@ -93,12 +93,18 @@ def surface_budget(profile: Profile, surface_name: str, max_examples: int | None
     return profile.max_examples * surfaces.get(surface_name).examples_scale
 
 
-def feature_gate(profile_name: str, surface_name: str, budget: int) -> Gate:
+def feature_gate(profile_name: str, surface_name: str, budget: int, *, cut_short: bool = False) -> Gate:
     """What a feature shortfall does to a generator run of ``budget`` inputs: its profile's gate, when the run
     drew at least its profile's budget for the surface; a smaller sample (``--max-examples``, one shard of a run,
-    a campaign's task) only warns, and a merge of such runs is judged again on their sum."""
+    a campaign's task) only warns, and a merge of such runs is judged again on their sum.
+
+    ``cut_short``: the run made findings and drew fewer than its budget (their shrinking used its work, see
+    WORK_PER_EXAMPLE): a smaller sample too, so it only warns. Such a run's verdict is its findings; when an
+    expectation file lists them all (an upgrade gate, a runner's known divergences), the shortfall is still said.
+    """
     profile = PROFILES.get(profile_name)
-    if profile is None or surface_name not in surfaces.SURFACES or budget < surface_budget(profile, surface_name):
+    if (cut_short or profile is None or surface_name not in surfaces.SURFACES
+            or budget < surface_budget(profile, surface_name)):
         return Gate.WARN
     return profile.feature_gate
 
@@ -247,6 +253,7 @@ class GenerationResult:
     def line(self) -> GeneratedLine:
         """The report's account of this generator."""
         declared = surfaces.get(self.surface).features
+        cut_short = bool(self.findings) and self.drawn < self.max_examples
         return GeneratedLine(surface=self.surface, profile=self.profile, seed=self.seed,
                              max_examples=self.max_examples, inputs_run=self.inputs_run,
                              divergences=[r.id for r in self.findings], skipped=self.skipped,
@@ -254,7 +261,8 @@ class GenerationResult:
                              features={f.name: self.features[f.name] for f in declared}, replayed=self.replayed,
                              unanswered=self.unanswered, unanswered_reason=self.unanswered_reason,
                              feature_minimums=minimums(declared, self.profile),
-                             feature_gate=feature_gate(self.profile, self.surface, self.max_examples))
+                             feature_gate=feature_gate(self.profile, self.surface, self.max_examples,
+                                                       cut_short=cut_short))
 
 
 def generate(

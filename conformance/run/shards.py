@@ -178,7 +178,9 @@ class MergedGenerators:
                          for name in {**before.features, **line.features}},
             "feature_minimums": before.feature_minimums or line.feature_minimums,
             # The parts' budgets together: a whole profile's budget is judged by its profile's gate again.
-            "feature_gate": feature_gate(line.profile, line.surface, budget),
+            "feature_gate": feature_gate(line.profile, line.surface, budget,
+                                         cut_short=bool(before.divergences or line.divergences)
+                                         and before.drawn + line.drawn < budget),
         })
 
     def of(self, surface: str) -> list[CaseLine]:

@@ -240,12 +240,13 @@ SAME_REWARDS = [({"reward_txt": b"1"}, {"reward_json": b'{"reward": 1}'}), ({"re
 
 
 def telling_job(rng: random.Random) -> dict:
-    """A small job of one of six kinds that tell apart what the jobs above seldom show, each in a few of hundreds:
-    a finished trial whose result.json is gone on a resume (harbor runs it again, and the run takes the task's next
+    """A small job of one of six kinds that tell apart what the jobs above seldom show, each in a few of hundreds: a
+    finished trial whose result.json is gone on a resume (harbor runs it again, and the run takes the task's next
     outcome, another reward); a finished trial kept on a resume beside an interrupted one run again with another
-    reward (the resumed run's running metrics count the kept reward); a finished job whose earlier run retried a trial (the resumed job counts its retries
-    on from the earlier result.json's); a trial retried (the retry takes the earlier run out of the running stats);
-    two equal rewards (one bucket of reward_stats or two); a trial whose rewards are {} (counted all the same)."""
+    reward (the resumed run's running metrics count the kept reward); a finished job whose earlier run retried a
+    trial (the resumed job counts its retries on from the earlier result.json's); a trial retried (the retry takes
+    the earlier run out of the running stats); two equal rewards (one bucket of reward_stats or two); a trial whose
+    rewards are {} (counted all the same)."""
     job: dict[str, Any] = {"agents": [rng.choice(AGENTS)], "n_attempts": 1, "metrics": [], "datasets": []}
     kind = rng.choice(["removed", "kept", "retried-resumed", "retried-resumed", "retried", "same", "empty"])
     trials: list[dict[str, Any]]

@@ -1,11 +1,10 @@
-"""The telling inputs reward.parse and multi_step.reward draw in their own branches are valid inputs of their
-surfaces, and each is what its docstring says: a multibyte value under 50 characters but over 50 bytes quoted,
-a mean whose sum a left-to-right addition makes differently, a reward equal to its threshold."""
+"""The telling trials multi_step.reward draws in their own branch are valid inputs of the surface, and each is
+what its docstring says: a mean whose sum a left-to-right addition makes differently, a reward equal to its
+threshold."""
 
 from __future__ import annotations
 
 import functools
-import json
 import math
 
 import pytest
@@ -13,21 +12,6 @@ import pytest
 from conformance.core import surfaces
 from conformance.reference.cpython_sum import cpython312_sum
 from conformance.surfaces.multi_step_reward import strategy as multi_step
-from conformance.surfaces.reward_parse import strategy as reward_parse
-
-
-def test_the_multibyte_telling_values_are_cut_by_bytes_and_not_by_characters():
-    multibyte = [v for v in reward_parse.TELLING_VALUES if not v.isascii()]
-    assert len(multibyte) >= len(reward_parse.TELLING_WORDS)
-    for value in multibyte:
-        assert len(value) <= 50 < len(value.encode())
-        assert any(word in json.loads(value) for word in reward_parse.TELLING_WORDS)
-
-
-def test_the_telling_reward_files_are_valid_reward_parse_inputs():
-    model = surfaces.get("reward.parse")
-    for value in reward_parse.TELLING_VALUES:
-        model.validate_input({"reward_json": ("{" + f'"a": {value}' + "}").encode()})
 
 
 @pytest.mark.parametrize("which", range(6))

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import random
-
 from hypothesis import strategies as st
-
-from conformance.strategies.picks import pick
 
 # Characters str.strip() and float() treat as whitespace, and lookalikes they do not
 # (zero-width space, BOM, word joiner), so a runner's idea of "blank" is tested too.
@@ -14,30 +10,20 @@ WHITESPACE = (" ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x
               "\u1680", "\u2000", "\u2009", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000")
 NOT_WHITESPACE = ("\u200b", "\ufeff", "\u2060", "\x00")
 
-# A run is built from one drawn seed, not a draw per character: they were most of a reward file's draws.
-SEEDS = st.integers(0, 2**32 - 1)
-
-
-def _whitespace_run(seed: int) -> str:
-    rng = random.Random(seed)
-    return "".join(rng.choice(WHITESPACE) for _ in range(rng.randrange(4)))
-
-
-whitespace = SEEDS.map(_whitespace_run)
+whitespace = st.lists(st.sampled_from(WHITESPACE), max_size=3).map("".join)
 padding = st.one_of(st.just(""), st.just("\n"), whitespace, st.sampled_from(NOT_WHITESPACE))
 
 BOM = b"\xef\xbb\xbf"
 # Bytes that are not UTF-8: a stray continuation, a truncated sequence, an
 # encoded surrogate, an overlong slash, latin-1 text.
 INVALID_UTF8 = (b"\xff", b"\x80", b"\xc3", b"\xed\xa0\x80", b"\xc0\xaf", b"caf\xe9")
-MODES = ("plain",) * 6 + ("crlf", "cr", "bom", "invalid", "utf16")
 
 
 @st.composite
 def encoded(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> bytes:
     """UTF-8 bytes of a drawn text; sometimes with CRLF line ends, a BOM or invalid bytes."""
     text = draw(texts)
-    mode = pick(draw, MODES)
+    mode = draw(st.sampled_from(["plain"] * 6 + ["crlf", "cr", "bom", "invalid", "utf16"]))
     if mode == "crlf":
         text = text.replace("\n", "\r\n") if "\n" in text else text + "\r\n"
     elif mode == "cr":
@@ -47,7 +33,7 @@ def encoded(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> bytes:
         return BOM + data
     if mode == "invalid":
         at = draw(st.integers(0, len(data)))
-        return data[:at] + pick(draw, INVALID_UTF8) + data[at:]
+        return data[:at] + draw(st.sampled_from(INVALID_UTF8)) + data[at:]
     if mode == "utf16":
         return text.encode("utf-16", "surrogatepass")
     return data

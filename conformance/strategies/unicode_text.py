@@ -21,14 +21,11 @@ version (Python 3.11 has no Kawi digits; 3.14 has digits the oracle rejects).
 from __future__ import annotations
 
 import json
-import random
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from hypothesis import strategies as st
-
-from conformance.strategies.picks import pick
 
 SETS_FILE = Path(__file__).with_name("unicode_sets.json")
 
@@ -72,53 +69,40 @@ def _digit(zero: str, value: int) -> str:
     return chr(ord(zero) + value)
 
 
-# A number, and a run of padding, is built from one drawn seed rather than a draw per character: those draws
-# were most of a reward file's.
-SEEDS = st.integers(0, 2**32 - 1)
-
-
-def _zero(rng: random.Random) -> str:
-    return rng.choice(FEATURED_ZEROS if rng.randrange(2) else ZEROS)
-
-
-def _unicode_digits(rng: random.Random, min_size: int = 1, max_size: int = 4) -> str:
+@st.composite
+def unicode_digits(draw: st.DrawFn, min_size: int = 1, max_size: int = 4) -> str:
     """Decimal digits of one script (mostly) or of several, sometimes with an underscore between two."""
-    size = rng.randint(min_size, max_size)
-    script = _zero(rng)
-    mixed = rng.randrange(5) == 0
+    size = draw(st.integers(min_size, max_size))
+    zero_of = st.one_of(st.sampled_from(FEATURED_ZEROS), st.sampled_from(ZEROS))
+    script = draw(zero_of)
+    mixed = draw(st.integers(0, 4)) == 0
     out = ""
     for i in range(size):
-        out += _digit(_zero(rng) if mixed else script, rng.randrange(10))
-        if i < size - 1 and rng.randrange(7) == 0:
+        zero = draw(zero_of) if mixed else script
+        out += _digit(zero, draw(st.integers(0, 9)))
+        if i < size - 1 and draw(st.integers(0, 6)) == 0:
             out += "_"
     return out
 
 
-def _unicode_number(seed: int) -> str:
+@st.composite
+def unicode_number(draw: st.DrawFn) -> str:
     """A decimal number in Unicode digits: integer, with a fraction, an exponent, a sign; or a
     digit-like character that is not a decimal digit (to the oracle's Python) in its place."""
-    rng = random.Random(seed)
-    body = _unicode_digits(rng)
-    shape = rng.choice(["int", "point", "exp", "both"])
+    body = draw(unicode_digits())
+    shape = draw(st.sampled_from(["int", "point", "exp", "both"]))
     if shape in ("point", "both"):
-        body += "." + _unicode_digits(rng, max_size=3)
+        body += "." + draw(unicode_digits(max_size=3))
     if shape in ("exp", "both"):
-        body += rng.choice("eE") + rng.choice(["", "-", "+"]) + _unicode_digits(rng, max_size=2)
-    if rng.randrange(6) == 0:
-        at = rng.randrange(len(body) + 1)
-        body = body[:at] + rng.choice(NEWER_DIGITS + NOT_DECIMAL) + body[at:]
-    return rng.choice(["", "", "-", "+"]) + body
-
-
-unicode_number = SEEDS.map(_unicode_number)
+        body += draw(st.sampled_from("eE")) + draw(st.sampled_from(["", "-", "+"])) + draw(unicode_digits(max_size=2))
+    if draw(st.integers(0, 5)) == 0:
+        at = draw(st.integers(0, len(body)))
+        body = body[:at] + draw(st.sampled_from(NEWER_DIGITS + NOT_DECIMAL)) + body[at:]
+    return draw(st.sampled_from(["", "", "-", "+"])) + body
 
 
 def _pad(chars_of: list[str]) -> st.SearchStrategy[str]:
-    def run(seed: int) -> str:
-        rng = random.Random(seed)
-        return "".join(rng.choice(chars_of) for _ in range(rng.randrange(4)))
-
-    return SEEDS.map(run)
+    return st.lists(st.sampled_from(chars_of), max_size=3).map("".join)
 
 
 # What float() strips, mostly; sometimes what it does not.
@@ -129,24 +113,25 @@ pydantic_padding = st.one_of(_pad(PYDANTIC_WHITESPACE), _pad(PYDANTIC_WHITESPACE
                              st.sampled_from(ISSPACE_ONLY + LOOKALIKES))
 
 # reward.txt text: Unicode numbers with float()'s whitespace and its lookalikes around them.
-unicode_reward_text = st.tuples(float_padding, unicode_number, float_padding).map("".join)
+unicode_reward_text = st.tuples(float_padding, unicode_number(), float_padding).map("".join)
 
 
-# What pydantic's float parse refuses and its int parse may take: underscores with padding, zeros (and
-# underscores) before a sign, a ``.000`` fraction.
-_int_fallback = st.tuples(
-    st.sampled_from(["", "", "", "", "-", "+", "0-", "00-", "0_-", "+0-", "0+", "-0-", "0--"]),
-    st.sampled_from(["1_0", "1_000", "0_1", "9_223_372_036_854_775_808", "1__0", "_1", "1_", "1_0.0", "1_0.00",
-                     "1_0.5", "1_0.", "1_0e1", "0__1", "12"]),
-).map("".join)
+@st.composite
+def _int_fallback(draw: st.DrawFn) -> str:
+    """What pydantic's float parse refuses and its int parse may take: underscores with padding, zeros
+    (and underscores) before a sign, a ``.000`` fraction."""
+    digits = draw(st.sampled_from(["1_0", "1_000", "0_1", "9_223_372_036_854_775_808", "1__0", "_1", "1_",
+                                   "1_0.0", "1_0.00", "1_0.5", "1_0.", "1_0e1", "0__1", "12"]))
+    prefix = draw(st.sampled_from(["", "", "", "", "-", "+", "0-", "00-", "0_-", "+0-", "0+", "-0-", "0--"]))
+    return prefix + digits
 
 
 numeric_string = st.one_of(
-    st.tuples(pydantic_padding, _int_fallback, pydantic_padding).map("".join),
-    st.tuples(pydantic_padding, _int_fallback, pydantic_padding).map("".join),
+    st.tuples(pydantic_padding, _int_fallback(), pydantic_padding).map("".join),
+    st.tuples(pydantic_padding, _int_fallback(), pydantic_padding).map("".join),
     st.tuples(pydantic_padding, st.sampled_from(["1", "0.5", "-1e3", "inf", "NaN", "1_0", "i_nf", ".5", "1."]),
               pydantic_padding).map("".join),
-    st.tuples(pydantic_padding, unicode_number, pydantic_padding).map("".join),
+    st.tuples(pydantic_padding, unicode_number(), pydantic_padding).map("".join),
 )
 
 # --- byte order marks -------------------------------------------------------------------
@@ -154,7 +139,6 @@ numeric_string = st.one_of(
 UTF8_BOM = b"\xef\xbb\xbf"
 OTHER_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff", b"\xef\xbb", b"\xbb\xbf")
 BOM_ENCODINGS = ("utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32")
-BOM_PLACES = ("alone", "before", "before", "after-space", "inside", "after", "twice", "other", "encoded")
 
 
 @st.composite
@@ -163,13 +147,14 @@ def with_bom(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> bytes:
     after, twice; another encoding's mark; or the whole text in an encoding that writes one."""
     text = draw(texts)
     data = text.encode("utf-8", "surrogatepass")
-    how = pick(draw, BOM_PLACES)
+    how = draw(st.sampled_from(["alone", "before", "before", "after-space", "inside", "after", "twice", "other",
+                                "encoded"]))
     if how == "alone":
-        return pick(draw, (UTF8_BOM, UTF8_BOM * 2, *OTHER_BOMS))
+        return draw(st.sampled_from([UTF8_BOM, UTF8_BOM * 2, *OTHER_BOMS]))
     if how == "before":
         return UTF8_BOM + data
     if how == "after-space":
-        return pick(draw, (b" ", b"\n", b"\r\n", b"\t")) + UTF8_BOM + data
+        return draw(st.sampled_from([b" ", b"\n", b"\r\n", b"\t"])) + UTF8_BOM + data
     if how == "inside":
         at = draw(st.integers(0, len(text)))
         return (text[:at] + "\ufeff" + text[at:]).encode("utf-8", "surrogatepass")
@@ -178,8 +163,8 @@ def with_bom(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> bytes:
     if how == "twice":
         return UTF8_BOM * 2 + data
     if how == "other":
-        return pick(draw, OTHER_BOMS) + data
-    encoding = pick(draw, BOM_ENCODINGS)
+        return draw(st.sampled_from(OTHER_BOMS)) + data
+    encoding = draw(st.sampled_from(BOM_ENCODINGS))
     try:
         return text.encode(encoding)
     except UnicodeEncodeError:  # a lone surrogate: only UTF-8 with surrogatepass writes it

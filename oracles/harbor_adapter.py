@@ -21,7 +21,7 @@ builds harbor's own objects and calls harbor's own functions; an exception
 harbor raises is the output (``raised``), never a failure of the adapter.
 
 The same adapter serves every harbor release the upgrade gate runs
-(``harbor==VERSION``, 0.13.0 to 0.25.0). Where a later release needs
+(``harbor==VERSION``, 0.13.0 to 0.26.0). Where a later release needs
 something of it, the adapter does it in a way every release accepts, so
 there is one code path, and says so here (tests/test_adapter_releases.py
 runs each against the releases that need it):

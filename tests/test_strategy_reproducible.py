@@ -1,6 +1,7 @@
 """A strategy's draws are a function of Hypothesis's choices alone: pass_at_k builds its trials from seeds it
-draws, reason.normalize its phrases, evsys.metric its tasks' samples, job.result its outcomes, and the others build
-their strategies once; a seeded run draws the same inputs again."""
+draws, reason.normalize its phrases, evsys.metric its tasks' samples, job.result its outcomes, multi_step.reward
+its good steps and telling trials, and the others build their strategies once; a seeded run draws the same
+inputs again."""
 
 from __future__ import annotations
 

@@ -240,18 +240,24 @@ SAME_REWARDS = [({"reward_txt": b"1"}, {"reward_json": b'{"reward": 1}'}), ({"re
 
 
 def telling_job(rng: random.Random) -> dict:
-    """A small job of one of five kinds that tell apart what the jobs above seldom show, each in a few of hundreds:
-    a finished trial whose result.json is gone on a resume (harbor runs it again, and the run takes the task's next
-    outcome, another reward); a finished job whose earlier run retried a trial (the resumed job counts its retries
-    on from the earlier result.json's); a trial retried (the retry takes the earlier run out of the running stats);
-    two equal rewards (one bucket of reward_stats or two); a trial whose rewards are {} (counted all the same)."""
+    """A small job of one of six kinds that tell apart what the jobs above seldom show, each in a few of hundreds: a
+    finished trial whose result.json is gone on a resume (harbor runs it again, and the run takes the task's next
+    outcome, another reward); a finished trial kept on a resume beside an interrupted one run again with another
+    reward (the resumed run's running metrics count the kept reward); a finished job whose earlier run retried a
+    trial (the resumed job counts its retries on from the earlier result.json's); a trial retried (the retry takes
+    the earlier run out of the running stats); two equal rewards (one bucket of reward_stats or two); a trial whose
+    rewards are {} (counted all the same)."""
     job: dict[str, Any] = {"agents": [rng.choice(AGENTS)], "n_attempts": 1, "metrics": [], "datasets": []}
-    kind = rng.choice(["removed", "retried-resumed", "retried-resumed", "retried", "same", "empty"])
+    kind = rng.choice(["removed", "kept", "retried-resumed", "retried-resumed", "retried", "same", "empty"])
     trials: list[dict[str, Any]]
     if kind == "removed":
         first, then = rng.sample([b"1", b"0", b"0.5"], 2)
         trials = [{"reward_txt": first}, {"reward_txt": then}]
         job["resume"] = {"trial_results": [{"trial": 0}]}
+    elif kind == "kept":  # trial 0 kept; trial 1 interrupted (its outcome spent), then run again with the third
+        kept, then = rng.sample([b"1", b"0", b"0.5"], 2)
+        trials = [{"reward_txt": kept}, {"reward_txt": rng.choice(BINARY)}, {"reward_txt": then}]
+        job.update(n_attempts=2, resume={"stop_after": 1})
     elif kind == "same":
         trials = list(rng.choice(SAME_REWARDS))
         job["n_attempts"] = 2

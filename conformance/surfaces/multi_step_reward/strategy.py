@@ -6,22 +6,25 @@ so the step-abort rule and the mean's missing-key and empty-step rules all
 come up. On top of what the verifier leaves, a step sometimes has a
 ``min_reward`` (mostly thresholds its rewards sit on, above or below), an
 agent that raises during the step, or a test script that raises; one trial
-in ten runs with the verifier disabled.
+in ten runs with the verifier disabled. One trial in four is a telling one
+(:func:`_telling_trial`), built from a seed it draws.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import random
+import struct
 from functools import cache
 
 from hypothesis import strategies as st
 
+from conformance.strategies.picks import pick
+from conformance.strategies.weights import weighted
 from conformance.surfaces.reward_parse.strategy import reward_json as any_reward_json
 from conformance.surfaces.reward_parse.strategy import reward_txt as any_reward_txt
 
-VALUES = st.one_of(st.sampled_from([0, 1, 0.0, 1.0, 0.5, 0.25, -0.0, 2]), st.floats(allow_nan=False),
-                   st.sampled_from([0.1, 0.2, 0.3, 1e16, 1e-16, float("nan"), float("inf")]))
 KEYS = st.sampled_from(["reward", "reward", "x", "accuracy", "b", "a"])
 # What a stage raises (as the surface's Raised): a timeout, built-in exceptions, harbor's agent exit error.
 RAISED = st.sampled_from(["timeout", "timeout", "RuntimeError", "ValueError", "OSError", "NonZeroAgentExitCodeError"])
@@ -31,11 +34,33 @@ def _json_bytes(rewards: dict) -> bytes:
     return json.dumps(rewards).encode()
 
 
+COMMON_VALUES = (0, 1, 0.0, 1.0, 0.5, 0.25, -0.0, 2)
+AWKWARD_VALUES = (0.1, 0.2, 0.3, 1e16, 1e-16, float("nan"), float("inf"))
+EDGE_FLOATS = (-1.0, 1.5, -1.5, 1.1, float("-inf"), 1.7976931348623157e308, 5e-324, -5e-324, 2.0**53)
+KEY_POOL = ("reward", "reward", "x", "accuracy", "b", "a")
+
+
+def _value(rng: random.Random) -> float | int:
+    """A reward: a common one, an awkward one, an edge float or any finite float, alike."""
+    pool = rng.randrange(4)
+    if pool < 3:
+        return rng.choice((COMMON_VALUES, AWKWARD_VALUES, EDGE_FLOATS)[pool])
+    value: float = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+    return value if math.isfinite(value) else 0.0
+
+
+def _good_step(seed: int) -> dict:
+    """What a verifier leaves when it works: a reward.txt, or a reward.json of up to three keys. Built from one
+    seed: a draw per value was most of the surface's draws, and a step's values need no shrinking of their own
+    (a failing trial shrinks by its steps)."""
+    rng = random.Random(seed)
+    if rng.randrange(2):
+        return {"reward_txt": repr(float(_value(rng))).encode()}
+    return {"reward_json": _json_bytes({rng.choice(KEY_POOL): _value(rng) for _ in range(rng.randrange(4))})}
+
+
 # What a verifier leaves (also a job.result trial's outcome: no step-only keys here).
-good_step = st.one_of(
-    VALUES.map(lambda v: {"reward_txt": repr(float(v)).encode()}),
-    st.dictionaries(KEYS, VALUES, max_size=3).map(lambda d: {"reward_json": _json_bytes(d)}),
-)
+good_step = st.integers(0, 2**32 - 1).map(_good_step)
 odd_step = st.one_of(
     st.just({}),  # no reward file
     st.just({"raises": "timeout"}),
@@ -81,7 +106,6 @@ def _key_lists(keys: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
     return st.lists(st.sampled_from(keys), min_size=1, max_size=2, unique=True)
 
 
-@st.composite
 def own_min_reward(draw: st.DrawFn, rewards: dict) -> object:
     """A threshold on the step's own reward: the value itself (the boundary), or the float next to it."""
     keys = sorted(key for key, value in rewards.items() if _threshold(value))
@@ -100,24 +124,83 @@ def own_min_reward(draw: st.DrawFn, rewards: dict) -> object:
     return {key: near(rewards[key]) for key in chosen}
 
 
+# What befalls a step besides its files, as one draw: its test script raises something other than a timeout
+# (one in twelve), its agent raises (one in seven), it has a min_reward (one in six) or one on its own reward
+# (one in six).
+FATES = [(raises, agent, kind) for raises in range(12) for agent in range(7) for kind in range(6)]
+
+
 @st.composite
 def step(draw: st.DrawFn) -> dict:
     drawn = dict(draw(verifier_step))
-    if draw(st.integers(0, 11)) == 0:  # the test script raises something other than a timeout
+    raises, agent, kind = pick(draw, FATES)
+    if raises == 0:
         drawn = {"raises": draw(RAISED)}
-    if draw(st.integers(0, 6)) == 0:
+    if agent == 0:
         drawn["agent_raises"] = draw(RAISED)
-    kind = draw(st.integers(0, 5))
     if kind == 0:
         drawn["min_reward"] = draw(min_reward)
     elif kind == 1:
-        drawn["min_reward"] = draw(own_min_reward(own_rewards(drawn)))
+        drawn["min_reward"] = own_min_reward(draw, own_rewards(drawn))
     return drawn
 
 
-multi_step_inputs = st.builds(
+def _reward_file(rng: random.Random, key: str, value: float) -> dict:
+    if key == "reward" and rng.randrange(2):
+        return {"reward_txt": repr(value).encode()}
+    return {"reward_json": _json_bytes({key: value})}
+
+
+# Means that Python 3.12's compensated sum() and a left-to-right one make differently.
+UNEVEN_SUMS = [(0.1, 0.2, 0.3), (1e16, 1.0, -1e16), (0.2, 0.1, 0.3), (1e100, 1.0, -1e100, 1.0), (1e16, 1.0, 1.0),
+               (1.0, 1e-16, 1e-16)]
+
+
+def _telling_trial(which: int, seed: int) -> dict:
+    """A trial that tells a rule of the steps apart, each of which a single rare draw reached before: a mean
+    whose sum a naive one makes differently, a NaN reward under a threshold (no comparison with NaN stops the
+    steps), a table of thresholds on a key other than reward, a null or empty step counted in the mean as
+    zeros, a final step without a verifier result, a reward equal to its threshold (which does not stop)."""
+    rng = random.Random(seed)
+    key = rng.choice(["reward", "reward", "x", "accuracy"])
+    if which == 0:
+        values = rng.choice(UNEVEN_SUMS)  # in this order: another may sum alike both ways
+        return {"strategy": rng.choice([None, "mean"]), "steps": [_reward_file(rng, key, v) for v in values]}
+    if which == 1:
+        first = {**_reward_file(rng, key, math.nan),
+                 "min_reward": rng.choice([0.5, 0.0, 1, -1.0]) if key == "reward" else {key: rng.choice([0.5, 0])}}
+        return {"strategy": rng.choice(["final", "mean", None]),
+                "steps": [first, _reward_file(rng, key, rng.choice([1.0, 0.25, 2]))]}
+    if which == 2:
+        other = rng.choice(["x", "accuracy", "b"])
+        first = {"reward_json": _json_bytes({"reward": 1.0, other: rng.choice([0.0, 0.25, -1.0])}),
+                 "min_reward": {other: rng.choice([0.5, 1, 0.3])}}
+        return {"strategy": rng.choice(["final", "mean", None]),
+                "steps": [first, _reward_file(rng, "reward", rng.choice([1.0, 0.5, 0]))]}
+    if which == 3:
+        empty = rng.choice([{"reward_json": b"null"}, {"reward_json": b"{}"}])
+        steps = [empty, _reward_file(rng, key, rng.choice([1.0, 0.5, 3]))]
+        if rng.randrange(2):
+            rng.shuffle(steps)
+        return {"strategy": rng.choice([None, "mean"]), "steps": steps}
+    if which == 5:
+        value = rng.choice([0.5, 1.0, 0.0, 0.25, 1])
+        first = {**_reward_file(rng, key, value), "min_reward": value if key == "reward" else {key: value}}
+        return {"strategy": rng.choice(["final", "mean", None]),
+                "steps": [first, _reward_file(rng, key, rng.choice([0.0, 2.0, 0.75]))]}
+    last = rng.choice([{"raises": "timeout"}, {"raises": rng.choice(["RuntimeError", "ValueError", "OSError"])}])
+    return {"strategy": "final", "steps": [_reward_file(rng, key, rng.choice([1.0, 0.5, 0])), last]}
+
+
+# The kind is drawn apart from the seed: Hypothesis draws some seeds again and again.
+telling_trials = st.tuples(st.sampled_from((0, 0, 1, 2, 3, 4, 5, 5)), st.integers(0, 2**32 - 1)).map(
+    lambda drawn: _telling_trial(*drawn))
+
+plain_trials = st.builds(
     lambda strategy, steps, disabled: {"strategy": strategy, "steps": steps,
                                        **({"verifier_disabled": True} if disabled else {})},
     st.sampled_from([None, "mean", "final"]), st.lists(step(), min_size=1, max_size=5),
     st.integers(0, 9).map(lambda i: i == 0),
 )
+# One trial in four is a telling one.
+multi_step_inputs = weighted((3, plain_trials), (1, telling_trials))

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from conformance.campaign import engine
+from conformance.campaign import engine, interrupt
 from conformance.campaign.plan import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_PROFILE,
@@ -62,12 +62,15 @@ def campaign(
                       timeout=timeout, example_database=database, oracle_cache=not no_oracle_cache)
     plan = make_plan(options, budget=seconds, report=path, task_examples=task_examples,
                      workers=None if scheduler else workers, scheduler=scheduler, connect_timeout=connect_timeout)
-    try:
-        run = engine.run(plan, log=log, on_finding=LineProgress(console).case)
-    except KeyboardInterrupt:
-        log(f"interrupted: the findings so far are in {path} (no footer) and in the example database {database}, "
+    said = (f"interrupted: the findings so far are in {path} (no footer) and in the example database {database}, "
             "where the next campaign, or certify --example-database, replays them first")
-        raise typer.Exit(130) from None
+    try:
+        forced = f"{said}; the campaign did not end within {interrupt.GRACE_SECONDS:g}s: its processes were killed"
+        with interrupt.bounded(lambda: log(forced)):
+            run = engine.run(plan, log=log, on_finding=LineProgress(console).case)
+    except KeyboardInterrupt:
+        log(said)
+        raise typer.Exit(interrupt.INTERRUPTED) from None
     print_problems(Problems.of(run.findings))
     named = Party(spec=spec.text, implementation=run.candidate)
     print_tables(run.tally, named, run.oracle_spec)

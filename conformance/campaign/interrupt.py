@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 # Seconds an interrupted campaign has to end in order (5 s on an idle 2-core machine) before it is ended by force.
 GRACE_SECONDS = 60.0
@@ -51,8 +52,10 @@ def bounded(on_forced: Callable[[], None], grace: float = GRACE_SECONDS) -> Iter
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {number: signal.signal(number, interrupted) for number in (signal.SIGINT, signal.SIGTERM)}
-    try:
+    previous: dict[signal.Signals, Any] = {}
+    try:  # a signal while the handlers are set is an interrupt like any other: the finally still runs
+        for number in (signal.SIGINT, signal.SIGTERM):
+            previous[number] = signal.signal(number, interrupted)
         yield
     finally:
         timer.cancel()

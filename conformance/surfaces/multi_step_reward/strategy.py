@@ -61,23 +61,24 @@ def _good_step(seed: int) -> dict:
 
 # What a verifier leaves (also a job.result trial's outcome: no step-only keys here).
 good_step = st.integers(0, 2**32 - 1).map(_good_step)
-odd_step = st.one_of(
-    st.just({}),  # no reward file
-    st.just({"raises": "timeout"}),
-    st.just({"reward_json": b"null"}),
-    st.just({"reward_json": b"{}"}),
-    st.just({"reward_txt": b""}),
-    any_reward_txt.map(lambda data: {"reward_txt": data}),
-    any_reward_json.map(lambda data: {"reward_json": data}),
+odd_step = weighted(
+    (1, st.just({})),  # no reward file
+    (1, st.just({"raises": "timeout"})),
+    (1, st.just({"reward_json": b"null"})),
+    (1, st.just({"reward_json": b"{}"})),
+    (1, st.just({"reward_txt": b""})),
+    (1, any_reward_txt.map(lambda data: {"reward_txt": data})),
+    (1, any_reward_json.map(lambda data: {"reward_json": data})),
 )
-verifier_step = st.one_of(good_step, good_step, good_step, odd_step)
+verifier_step = weighted((3, good_step), (1, odd_step))
 
 # Thresholds: mostly values rewards take (so a reward sits on, above or below one), ints among them. Strategies
 # are built once, not in the draw (one built there is built and validated again on every draw).
 _THRESHOLDS = (st.sampled_from([float("nan"), float("inf"), float("-inf"), 2**53, -(2**53), 1e-16]),
                st.one_of(st.sampled_from([0, 1, 0.0, 0.5, 1.0, 0.25, -0.0, -1, 2]), st.floats(-2, 2, allow_nan=False)))
-THRESHOLDS = st.integers(0, 9).flatmap(lambda i: _THRESHOLDS[i != 0])
-min_reward = st.one_of(THRESHOLDS, THRESHOLDS, st.dictionaries(KEYS, THRESHOLDS, max_size=2))
+THRESHOLDS = weighted((1, _THRESHOLDS[0]), (9, _THRESHOLDS[1]))
+# One threshold, or a table of them by key, alike.
+min_reward = weighted((1, THRESHOLDS), (1, st.dictionaries(KEYS, THRESHOLDS, max_size=2)))
 
 
 def _threshold(value: object) -> bool:

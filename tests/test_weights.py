@@ -45,8 +45,8 @@ def _strategy_modules() -> list:
     import conformance.surfaces
 
     names = [f"conformance.strategies.{info.name}" for info in pkgutil.iter_modules(conformance.strategies.__path__)]
-    names += [f"conformance.surfaces.{info.name}.strategy" for info in pkgutil.iter_modules(conformance.surfaces.__path__)
-              if info.ispkg]
+    names += [f"conformance.surfaces.{info.name}.strategy"
+              for info in pkgutil.iter_modules(conformance.surfaces.__path__) if info.ispkg]
     return [importlib.import_module(name) for name in names]
 
 

@@ -27,6 +27,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from conformance.strategies.picks import pick
+
 SETS_FILE = Path(__file__).with_name("unicode_sets.json")
 
 
@@ -73,32 +75,41 @@ def _digit(zero: str, value: int) -> str:
 def unicode_digits(draw: st.DrawFn, min_size: int = 1, max_size: int = 4) -> str:
     """Decimal digits of one script (mostly) or of several, sometimes with an underscore between two."""
     size = draw(st.integers(min_size, max_size))
-    zero_of = st.one_of(st.sampled_from(FEATURED_ZEROS), st.sampled_from(ZEROS))
-    script = draw(zero_of)
+    script = draw(ZERO_OF)
     mixed = draw(st.integers(0, 4)) == 0
     out = ""
     for i in range(size):
-        zero = draw(zero_of) if mixed else script
+        zero = draw(ZERO_OF) if mixed else script
         out += _digit(zero, draw(st.integers(0, 9)))
         if i < size - 1 and draw(st.integers(0, 6)) == 0:
             out += "_"
     return out
 
 
+# Made once, not in the draw: a strategy made there is made and checked again on every draw (st.integers
+# with constant bounds is cached by Hypothesis itself).
+ZERO_OF = st.one_of(st.sampled_from(FEATURED_ZEROS), st.sampled_from(ZEROS))
+
+
 @st.composite
 def unicode_number(draw: st.DrawFn) -> str:
     """A decimal number in Unicode digits: integer, with a fraction, an exponent, a sign; or a
     digit-like character that is not a decimal digit (to the oracle's Python) in its place."""
-    body = draw(unicode_digits())
-    shape = draw(st.sampled_from(["int", "point", "exp", "both"]))
+    body = draw(_WHOLE_DIGITS)
+    shape = pick(draw, ("int", "point", "exp", "both"))
     if shape in ("point", "both"):
-        body += "." + draw(unicode_digits(max_size=3))
+        body += "." + draw(_FRACTION_DIGITS)
     if shape in ("exp", "both"):
-        body += draw(st.sampled_from("eE")) + draw(st.sampled_from(["", "-", "+"])) + draw(unicode_digits(max_size=2))
+        body += pick(draw, "eE") + pick(draw, ("", "-", "+")) + draw(_EXPONENT_DIGITS)
     if draw(st.integers(0, 5)) == 0:
         at = draw(st.integers(0, len(body)))
-        body = body[:at] + draw(st.sampled_from(NEWER_DIGITS + NOT_DECIMAL)) + body[at:]
-    return draw(st.sampled_from(["", "", "-", "+"])) + body
+        body = body[:at] + pick(draw, NOT_DIGITS) + body[at:]
+    return pick(draw, ("", "", "-", "+")) + body
+
+
+_WHOLE_DIGITS, _FRACTION_DIGITS, _EXPONENT_DIGITS = unicode_digits(), unicode_digits(max_size=3), unicode_digits(
+    max_size=2)
+NOT_DIGITS = NEWER_DIGITS + NOT_DECIMAL
 
 
 def _pad(chars_of: list[str]) -> st.SearchStrategy[str]:
@@ -120,9 +131,9 @@ unicode_reward_text = st.tuples(float_padding, unicode_number(), float_padding).
 def _int_fallback(draw: st.DrawFn) -> str:
     """What pydantic's float parse refuses and its int parse may take: underscores with padding, zeros
     (and underscores) before a sign, a ``.000`` fraction."""
-    digits = draw(st.sampled_from(["1_0", "1_000", "0_1", "9_223_372_036_854_775_808", "1__0", "_1", "1_",
-                                   "1_0.0", "1_0.00", "1_0.5", "1_0.", "1_0e1", "0__1", "12"]))
-    prefix = draw(st.sampled_from(["", "", "", "", "-", "+", "0-", "00-", "0_-", "+0-", "0+", "-0-", "0--"]))
+    digits = pick(draw, ("1_0", "1_000", "0_1", "9_223_372_036_854_775_808", "1__0", "_1", "1_", "1_0.0", "1_0.00",
+                         "1_0.5", "1_0.", "1_0e1", "0__1", "12"))
+    prefix = pick(draw, ("", "", "", "", "-", "+", "0-", "00-", "0_-", "+0-", "0+", "-0-", "0--"))
     return prefix + digits
 
 
@@ -147,14 +158,13 @@ def with_bom(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> bytes:
     after, twice; another encoding's mark; or the whole text in an encoding that writes one."""
     text = draw(texts)
     data = text.encode("utf-8", "surrogatepass")
-    how = draw(st.sampled_from(["alone", "before", "before", "after-space", "inside", "after", "twice", "other",
-                                "encoded"]))
+    how = pick(draw, ("alone", "before", "before", "after-space", "inside", "after", "twice", "other", "encoded"))
     if how == "alone":
-        return draw(st.sampled_from([UTF8_BOM, UTF8_BOM * 2, *OTHER_BOMS]))
+        return pick(draw, (UTF8_BOM, UTF8_BOM * 2, *OTHER_BOMS))
     if how == "before":
         return UTF8_BOM + data
     if how == "after-space":
-        return draw(st.sampled_from([b" ", b"\n", b"\r\n", b"\t"])) + UTF8_BOM + data
+        return pick(draw, (b" ", b"\n", b"\r\n", b"\t")) + UTF8_BOM + data
     if how == "inside":
         at = draw(st.integers(0, len(text)))
         return (text[:at] + "\ufeff" + text[at:]).encode("utf-8", "surrogatepass")
@@ -163,8 +173,8 @@ def with_bom(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> bytes:
     if how == "twice":
         return UTF8_BOM * 2 + data
     if how == "other":
-        return draw(st.sampled_from(OTHER_BOMS)) + data
-    encoding = draw(st.sampled_from(BOM_ENCODINGS))
+        return pick(draw, OTHER_BOMS) + data
+    encoding = pick(draw, BOM_ENCODINGS)
     try:
         return text.encode(encoding)
     except UnicodeEncodeError:  # a lone surrogate: only UTF-8 with surrogatepass writes it

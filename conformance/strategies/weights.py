@@ -11,6 +11,7 @@ fixed values gets fewer draws than its weight once they have all come up.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import strategies as st
@@ -30,3 +31,28 @@ def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[
         return draw(table[draw(at)])
 
     return branch()
+
+
+def pooled(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
+    """One value: ``weighted``, where a branch may also be a sequence of plain values, each its own branch of
+    that weight (a weight per value, not per sequence).
+
+    A pooled value costs Hypothesis one choice (its place in the table), where a ``sampled_from`` branch costs
+    two (the branch, then the value): in a list of values the choices are most of what a draw costs. The first
+    value of the first branch is the one a shrink goes to.
+    """
+    table: list[Any] = []
+    for weight, branch in choices:
+        if isinstance(branch, st.SearchStrategy):
+            table += [branch] * weight
+        else:
+            table += [value for value in branch for _ in range(weight)]
+    drawn = [isinstance(entry, st.SearchStrategy) for entry in table]
+    at = st.sampled_from(range(len(table)))
+
+    @st.composite
+    def value(draw: st.DrawFn) -> Any:
+        where = draw(at)
+        return draw(table[where]) if drawn[where] else table[where]
+
+    return value()

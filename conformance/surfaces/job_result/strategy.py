@@ -83,7 +83,7 @@ SCORED = [{"reward_txt": b"1"}, {"reward_txt": b"0"}, {"reward_json": b'{"reward
 NO_REWARD = [{}, {"reward_txt": b""}]
 
 
-# What a verifier leaves, good or odd, as multi_step.reward's steps have it (its good_step and odd_step): a value
+# What a verifier leaves, good or odd, as multi_step.reward's steps have it (its good_step and odd files): a value
 # from one of three pools alike, written to reward.txt, or a few of them under keys to reward.json.
 COMMON_VALUES = [0, 1, 0.0, 1.0, 0.5, 0.25, -0.0, 2]
 AWKWARD_VALUES = [0.1, 0.2, 0.3, 1e16, 1e-16, float("nan"), float("inf")]

@@ -18,7 +18,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from conformance.strategies.weights import weighted
+from conformance.strategies.picks import pick
+from conformance.strategies.weights import pooled, weighted
 
 LONG = 2**63
 # Magnitudes whose sum depends on the order and method of addition, and ints at
@@ -28,31 +29,42 @@ AWKWARD_FLOATS = (0.1, 0.2, 0.3, 0.7, 1.0, 3.0, 1e16, -1e16, 1e100, -1e100, 2.0*
                   float("nan"), 1 / 3, 2 / 3)
 AWKWARD_INTS = (0, 1, -1, 2, LONG - 1, LONG, -LONG, -LONG - 1, 10**20, -(10**20), 2**53 + 1)
 
-reward_value = st.one_of(
-    st.sampled_from([0, 1, 0.0, 1.0, 0.5]),
-    st.sampled_from(AWKWARD_FLOATS),
-    st.sampled_from(AWKWARD_INTS),
-    st.floats(),
-    st.floats(allow_subnormal=True, min_value=-1e-300, max_value=1e-300),
-    st.integers(-10, 10),
-    st.integers(),
+# Seven families alike: common values, awkward floats, awkward ints, any float, tiny floats, small ints, any int.
+# The fixed values are pooled (one choice each, where a branch then a value is two): a list of rewards is most
+# of a draw, and Hypothesis's cost is by the choice.
+REWARD_VALUES: tuple[tuple[int, Any], ...] = (
+    (5, (0, 1, 0.0, 1.0, 0.5)),
+    (1, AWKWARD_FLOATS),
+    (2, AWKWARD_INTS),
+    (25, st.floats()),
+    (25, st.floats(allow_subnormal=True, min_value=-1e-300, max_value=1e-300)),
+    (1, range(-10, 11)),
+    (25, st.integers()),
 )
-KEYS = st.sampled_from(["reward", "reward", "accuracy", "pass", "a", "b", "Z", "", "ü", "reward_1", "10", "9"])
+reward_value = pooled(*REWARD_VALUES)
+KEY_NAMES = ("reward", "reward", "accuracy", "pass", "a", "b", "Z", "", "ü", "reward_1", "10", "9")
+KEYS = st.sampled_from(KEY_NAMES)
 
 reward_dict = st.dictionaries(KEYS, reward_value, max_size=3)
 
+# A trial of the common job, one key everywhere: without a result (null or {}) half the time, else a value.
+_NULL, _EMPTY = object(), object()
+same_key_trial = pooled((81, (_NULL, _EMPTY)), *REWARD_VALUES)
+same_key_trials = st.lists(same_key_trial, max_size=12)
 
-def _same_key_rewards(key: str) -> st.SearchStrategy[list]:
-    # The common job: one key everywhere, some trials without a result.
-    return st.lists(st.one_of(st.none(), st.just({}), reward_value.map(lambda v: {key: v}),
-                              reward_value.map(lambda v: {key: v})), max_size=12)
+
+@st.composite
+def same_key_rewards(draw: st.DrawFn) -> list:
+    key = pick(draw, KEY_NAMES)
+    return [None if value is _NULL else {} if value is _EMPTY else {key: value} for value in draw(same_key_trials)]
 
 
 # The everyday lists: one key everywhere or several, null trials and empty dicts, any value.
-everyday = st.one_of(
-    KEYS.flatmap(_same_key_rewards),
-    st.lists(st.one_of(st.none(), reward_dict), max_size=10),
-    st.lists(st.sampled_from(AWKWARD_FLOATS + AWKWARD_INTS).map(lambda v: {"reward": v}), max_size=12),
+everyday = weighted(
+    (1, same_key_rewards()),
+    (1, st.lists(weighted((1, st.none()), (1, reward_dict)), max_size=10)),
+    (1, st.lists(st.sampled_from(AWKWARD_FLOATS + AWKWARD_INTS), max_size=12).map(
+        lambda values: [{"reward": value} for value in values])),
 )
 
 # -- columns: the values of one reward key, trial by trial ------------------------------------------------
@@ -69,7 +81,22 @@ HARD_SUMS = (
     (1.0, 1e16, 1e-16), (1.0, -1e16, 1e-16), (1.0, 1e-16, 2.0**53), (0.1, -1e100, -1e100, -1e100),
     (0.1,) * 10, (1.0, 1e100, 1.0, -1e100), (0.1, 0.2, 0.3),
 )
-hard_sums = st.sampled_from(HARD_SUMS).flatmap(st.permutations).map(list)
+
+
+def _orders(values: tuple[float, ...]) -> list[tuple[float, ...]]:
+    """Every distinct order of ``values``, the given one first."""
+    if not values:
+        return [()]
+    orders = []
+    for first in dict.fromkeys(values):
+        rest = list(values)
+        rest.remove(first)
+        orders += [(first, *tail) for tail in _orders(tuple(rest))]
+    return orders
+
+
+# Every order of each, one choice in all (a permutation drawn item by item costs a choice an item).
+hard_sums = st.sampled_from([order for values in HARD_SUMS for order in _orders(values)]).map(list)
 
 # Sums that overflow to inf, or come back from it: the compensation is not finite there.
 OVERFLOWING = (1e308, -1e308, 1.7976931348623157e308, 1.0, 1e292)
@@ -79,7 +106,7 @@ overflowing = st.lists(st.sampled_from(OVERFLOWING), min_size=2, max_size=4)
 # Three or more, as the mean of two is a halving, exact on a float as on an int.
 big_int = st.one_of(st.integers(2**52, 2**65).map(lambda v: 2 * v + 1), st.integers(2**52, 2**65).map(
     lambda v: -2 * v - 1), st.integers(-3, 3))
-big_ints = st.lists(big_int, min_size=3, max_size=8)
+big_ints = st.lists(big_int, min_size=3, max_size=6)
 
 
 @st.composite
@@ -90,29 +117,46 @@ def across_the_long_boundary(draw: st.DrawFn) -> list:
     falls back to plain addition once the int total has overflowed: which phase a float meets decides
     whether the small floats after it survive the cancellation.
     """
-    ints = draw(st.lists(st.sampled_from([2**62, 2**62 + 1, LONG - 1, 1, 3, -(2**62), -LONG + 1]), min_size=1,
-                         max_size=4))
-    small = st.sampled_from([1.0, -1.0, 0.5, 3.0, 1e-16])
+    ints = draw(_LONG_INTS)
     # Small floats, the int total negated (the small ones are all that is left, if they were kept), more small ones.
-    values = ints + draw(st.lists(small, min_size=1, max_size=3)) + [-float(sum(ints))] + draw(
-        st.lists(small, max_size=2))
+    values = ints + draw(_SMALL_FLOATS) + [-float(sum(ints))] + draw(_MORE_SMALL_FLOATS)
     if draw(st.booleans()):
         values = draw(st.permutations(values))
     return values
 
 
+# Strategies a composite draws from are made once: one made in the draw is made and checked on every draw.
+_LONG_INTS = st.lists(st.sampled_from([2**62, 2**62 + 1, LONG - 1, 1, 3, -(2**62), -LONG + 1]), min_size=2,
+                      max_size=4)
+_SMALL = st.sampled_from([1.0, -1.0, 0.5, 3.0, 1e-16])
+_SMALL_FLOATS = st.lists(_SMALL, min_size=1, max_size=3)
+_MORE_SMALL_FLOATS = st.lists(_SMALL, max_size=2)
+
+
 # Values that tie (1 and 1.0, 0, 0.0 and -0.0) from a pool small enough that the extreme is often tied,
-# and mostly a NaN, first, in the middle or last: min() and max() keep the first of equal values, and a
-# NaN only when it comes first (nothing compares greater or less than it).
+# and mostly a NaN, first or between two values: min() and max() keep the first of equal values, and a NaN
+# only when it comes first (nothing compares greater or less than it); a NaN inside the list splits what a
+# sort orders, so the first or last of the sorted values is not min() or max().
 TIES = (-0.0, 0.0, 0, 1, 1.0, 0.5)
 
 
 @st.composite
 def ties(draw: st.DrawFn) -> list:
-    values = draw(st.lists(st.sampled_from(TIES), min_size=1, max_size=5))
-    if draw(st.integers(0, 3)):  # a NaN, at any place
-        values.insert(draw(st.integers(0, len(values))), float("nan"))
+    values = draw(_TIED)
+    where = draw(_QUARTER)
+    if where:  # a NaN: first (one in three of them), or between two values, where a sort puts it apart
+        values.insert(0 if where == 1 else 1 + draw(_place(len(values) - 2)), float("nan"))
     return values
+
+
+_TIED = st.lists(st.sampled_from(TIES), min_size=2, max_size=5)  # a tie takes two
+_QUARTER = st.integers(0, 3)
+
+
+@functools.cache
+def _place(length: int) -> st.SearchStrategy[int]:
+    """A place to insert an item in a list of ``length``: before the first, between two, or after the last."""
+    return st.integers(0, length)
 
 
 @st.composite
@@ -122,27 +166,34 @@ def keyed(draw: st.DrawFn, column: st.SearchStrategy[list]) -> list:
     Sometimes a trial without a result (None) or with an empty dict among them: the int 0 it contributes
     joins every key.
     """
-    columns = draw(st.lists(column, min_size=1, max_size=3))
+    columns = draw(_columns(column))
     keys = ("reward", "Z", "a")  # several keys come out in code-point order: Z, a, reward
     trials: list = [{key: values[i] for key, values in zip(keys, columns, strict=False) if i < len(values)}
                     for i in range(max(map(len, columns)))]
-    if draw(st.integers(0, 3)) == 3:  # not at 0, so that shrinking leaves it out
-        trials.insert(draw(st.integers(0, len(trials))), draw(st.sampled_from([None, {}])))
+    if draw(_QUARTER) == 3:  # not at 0, so that shrinking leaves it out
+        trials.insert(draw(_place(len(trials))), None if draw(st.booleans()) else {})
     return trials
+
+
+@functools.cache
+def _columns(column: st.SearchStrategy[list]) -> st.SearchStrategy[list[list]]:
+    return st.lists(column, min_size=1, max_size=3)
 
 
 @st.composite
 def floats_then_ints(draw: st.DrawFn) -> list:
     """A float first, then ints near 2**53 and small ones: once the total is a float, CPython adds each
     C-long int to it plainly (no compensation), so small ints next to a large total round away one by one."""
-    first = draw(st.sampled_from([0.5, 1.0, 0.1, -0.0, 3.0]))
-    large = draw(st.lists(st.sampled_from([2**53, 2**53 + 1, 2**54, -(2**53), 10**16]), min_size=1, max_size=2))
-    small = draw(st.lists(st.sampled_from([1, 1, 2, 3, -1]), min_size=1, max_size=4))
-    return [first, *large, *small]
+    return [pick(draw, (0.5, 1.0, 0.1, -0.0, 3.0)), *draw(_LARGE_INTS), *draw(_SMALL_INTS)]
 
 
-float_sums = keyed(st.one_of(hard_sums, cancelling, overflowing))
-int_sums = keyed(st.one_of(big_ints, across_the_long_boundary(), floats_then_ints()))
+_LARGE_INTS = st.lists(st.sampled_from([2**53, 2**53 + 1, 2**54, -(2**53), 10**16]), min_size=1, max_size=2)
+_SMALL_INTS = st.lists(st.sampled_from([1, 1, 2, 3, -1]), min_size=1, max_size=4)
+
+
+# The rarer families weigh more: a sum past the largest float, and ints whose running total leaves the C long.
+float_sums = keyed(weighted((1, hard_sums), (1, cancelling), (2, overflowing)))
+int_sums = keyed(weighted((1, big_ints), (2, across_the_long_boundary()), (1, floats_then_ints())))
 tied = keyed(ties())
 
 # -- metric configs ----------------------------------------------------------------------------------------
@@ -154,7 +205,7 @@ BUILTIN = ("mean", "max", "min", "sum")
 _ABSENT = object()
 # Each kind of type as often as a built-in one: a config with a built-in type is odd by its kwargs only.
 ODD_TYPES = weighted(
-    (1, st.sampled_from(BUILTIN)),
+    (2, st.sampled_from(BUILTIN)),
     (1, st.none()),
     (1, st.sampled_from(["MEAN", "Sum", "mAx"])),  # harbor matches type names case by case
     (1, st.sampled_from(["", "median", "uv-script", 1])),
@@ -173,7 +224,7 @@ def odd_configs(draw: st.DrawFn) -> dict[Any, Any]:
     config: dict[Any, Any] = {} if kind is _ABSENT else {"type": kind}
     if kwargs is not _ABSENT:
         config["kwargs"] = kwargs
-    return {**config, **draw(st.sampled_from([{}, {}, {}, {"name": "best"}, {"Type": "max"}]))}
+    return {**config, **pick(draw, ({}, {}, {}, {"name": "best"}, {"Type": "max"}))}
 
 
 # -- uv-script metrics ---------------------------------------------------------------------------------------
@@ -212,14 +263,16 @@ def _uv_script_inputs() -> st.SearchStrategy[dict]:
     # Values as json.dumps spells them: NaN and the infinities as tokens, -0.0, big ints, tiny floats.
     value = st.one_of(reward_value, st.sampled_from((float("nan"), float("inf"), float("-inf"), -0.0, 2**64, 1e-300)))
     trial = st.one_of(st.none(), reward_dict, st.dictionaries(JSON_KEYS, value, min_size=1, max_size=2))
+    trials = st.lists(trial, min_size=1, max_size=5)
+    names = ("missing", *echo, *others)
 
     @st.composite
     def inputs(draw: st.DrawFn) -> dict:
-        pick = draw(st.sampled_from(["missing", *echo, *others]))  # first: drawn most, and it costs no uv run
-        name = sorted(shipped)[0] if pick == "missing" else pick
-        rewards = draw(st.lists(trial, min_size=1, max_size=5)) if pick == "echo_lines.py" else [{"reward": 1}, None]
+        chosen = pick(draw, names)  # "missing" first: drawn most, and it costs no uv run
+        name = sorted(shipped)[0] if chosen == "missing" else chosen
+        rewards = draw(trials) if chosen == "echo_lines.py" else [{"reward": 1}, None]
         return {"metric": {"type": "uv-script", "kwargs": {"script_path": name}}, "rewards": rewards,
-                **({"scripts": {name: shipped[name]}} if pick != "missing" else {})}
+                **({"scripts": {name: shipped[name]}} if chosen != "missing" else {})}
 
     return inputs()
 
@@ -228,27 +281,43 @@ uv_script_inputs = st.deferred(_uv_script_inputs)  # one strategy, built on its 
 
 # -- the inputs --------------------------------------------------------------------------------------------
 
-# What a built-in metric meets, by plan: odd configs (a single choice each), no trials, the sums that tell
-# summations apart, the ties and NaNs that tell extremes apart, and the everyday lists.
-PLANS: tuple[tuple[str, st.SearchStrategy[list] | None], ...] = (
-    ("config", None), ("config", None), ("config", None), ("no-trials", st.just([])), ("sum", float_sums),
-    ("mean", float_sums), ("sum", int_sums), ("mean", int_sums), ("mean", keyed(big_ints)), ("min", tied),
-    ("max", tied), ("any", everyday), ("any", everyday), ("any", everyday),
+# Configs with one telling thing odd, each a plan of its own (in odd_configs() it is one draw in many): a
+# built-in type with kwargs its constructor refuses, a type in another case, a null type.
+kwargs_refused = st.builds(lambda kind, kwargs: {"type": kind, "kwargs": kwargs}, st.sampled_from(BUILTIN),
+                           st.sampled_from([{"x": 1}, {1: "x"}, {"script_path": "metric.py"}, []]))
+miscased = st.builds(lambda kind: {"type": kind}, st.sampled_from(["MEAN", "Sum", "mAx", "Min"]))
+null_type: st.SearchStrategy[dict] = st.sampled_from([{"type": None}, {"type": None, "kwargs": {}}])
+
+# What a built-in metric meets, by plan: odd configs, no trials for each type, the sums that tell summations
+# apart, the ties and NaNs that tell extremes apart, and the everyday lists. A plan names its type where one
+# tells: a type drawn within a plan comes out uneven (Hypothesis favours the first), and no trials under
+# `min` is a single input, which a run then draws at most once. Hypothesis draws a few variations of each
+# input it draws afresh, so a plan has about a fifth of its share of fresh draws: each weighs in.
+PLANS: tuple[tuple[str | st.SearchStrategy[dict], st.SearchStrategy[list]], ...] = (
+    (odd_configs(), same_key_rewards()), (kwargs_refused, same_key_rewards()), (miscased, same_key_rewards()),
+    (null_type, same_key_rewards()),
+    ("mean", st.just([])), ("sum", st.just([])), ("min", st.just([])), ("max", st.just([])),
+    ("sum", float_sums), ("mean", float_sums), ("sum", int_sums), ("mean", int_sums), ("sum", keyed(big_ints)),
+    ("mean", keyed(big_ints)), ("min", tied), ("min", tied), ("max", tied), ("max", tied), ("any", everyday),
+    ("any", everyday),
 )
 
 
 @st.composite
 def builtin_inputs(draw: st.DrawFn) -> dict:
-    kind, lists = PLANS[draw(st.integers(0, len(PLANS) - 1))]
-    if lists is None:  # the config fails, or is read as a built-in
-        # Everyday rewards beside it: Hypothesis draws a branch with few distinct values less than its share.
-        return {"metric": draw(odd_configs()), "rewards": draw(everyday)}
-    kind = kind if kind in BUILTIN else draw(st.sampled_from(BUILTIN))
-    return {"metric": draw(st.sampled_from([{"type": kind}, {"type": kind, "kwargs": {}}])), "rewards": draw(lists)}
+    config, lists = pick(draw, PLANS)
+    if isinstance(config, st.SearchStrategy):  # the config fails, or is read as a built-in
+        return {"metric": draw(config), "rewards": draw(lists)}
+    kind = config if config in BUILTIN else pick(draw, BUILTIN)
+    return {"metric": {"type": kind, "kwargs": {}} if draw(st.booleans()) else {"type": kind}, "rewards": draw(lists)}
 
 
 @st.composite
 def metric_inputs(draw: st.DrawFn) -> dict:
     # A uv-script metric costs a `uv run` on each side: one draw in six (not at an end of the range, which
     # Hypothesis favours).
-    return draw(uv_script_inputs if draw(st.integers(0, 11)) in (3, 8) else builtin_inputs())
+    return draw(uv_script_inputs if draw(_SIXTH) in (3, 8) else _BUILTIN_INPUTS)
+
+
+_SIXTH = st.integers(0, 11)
+_BUILTIN_INPUTS = builtin_inputs()

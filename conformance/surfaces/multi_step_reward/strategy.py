@@ -21,7 +21,7 @@ from functools import cache
 from hypothesis import strategies as st
 
 from conformance.strategies.picks import pick
-from conformance.strategies.weights import weighted
+from conformance.strategies.weights import pooled, weighted
 from conformance.surfaces.reward_parse.strategy import reward_json as any_reward_json
 from conformance.surfaces.reward_parse.strategy import reward_txt as any_reward_txt
 
@@ -61,16 +61,12 @@ def _good_step(seed: int) -> dict:
 
 # What a verifier leaves (also a job.result trial's outcome: no step-only keys here).
 good_step = st.integers(0, 2**32 - 1).map(_good_step)
-odd_step = weighted(
-    (1, st.just({})),  # no reward file
-    (1, st.just({"raises": "timeout"})),
-    (1, st.just({"reward_json": b"null"})),
-    (1, st.just({"reward_json": b"{}"})),
-    (1, st.just({"reward_txt": b""})),
-    (1, any_reward_txt.map(lambda data: {"reward_txt": data})),
-    (1, any_reward_json.map(lambda data: {"reward_json": data})),
-)
-verifier_step = weighted((3, good_step), (1, odd_step))
+# What else a verifier leaves: no reward file, a timeout, null, {}, an empty file, or any reward file.
+ODD_FILES = ({}, {"raises": "timeout"}, {"reward_json": b"null"}, {"reward_json": b"{}"}, {"reward_txt": b""})
+odd_reward_files = (any_reward_txt.map(lambda data: {"reward_txt": data}),
+                    any_reward_json.map(lambda data: {"reward_json": data}))
+# Three steps in four a good reward, the seven odd ones alike in the fourth; pooled, so a fixed one is one choice.
+verifier_step = pooled((21, good_step), (1, ODD_FILES), *((1, files) for files in odd_reward_files))
 
 # Thresholds: mostly values rewards take (so a reward sits on, above or below one), ints among them. Strategies
 # are built once, not in the draw (one built there is built and validated again on every draw).

@@ -12,12 +12,14 @@ reason codes). Either file sometimes carries a byte order mark.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from hypothesis import strategies as st
 
+from conformance.strategies.picks import pick
 from conformance.strategies.text_bytes import encoded, padding, whitespace
 from conformance.strategies.unicode_text import PYDANTIC_WHITESPACE, numeric_string, unicode_reward_text, with_bom
-from conformance.strategies.weights import weighted
+from conformance.strategies.weights import pooled, weighted
 from conformance.surfaces.reason_normalize.strategy import code_words, multibyte_code_words
 
 DIGITS = "0123456789"
@@ -26,39 +28,47 @@ DIGITS = "0123456789"
 FOREIGN_DIGITS = "٠١٢٣٤٥٦٧٨٩०१२३४５０１２３𝟏𝟐" + "¹²³Ⅻ"
 
 
+_DIGIT_TEXT = {alphabet: st.text(alphabet, min_size=1, max_size=5) for alphabet in (DIGITS, DIGITS + FOREIGN_DIGITS)}
+
+
 @st.composite
 def digit_run(draw: st.DrawFn, alphabet: str = DIGITS) -> str:
     """Digits, sometimes with underscores: between digits (valid), doubled or at an edge (not)."""
-    digits = draw(st.text(alphabet, min_size=1, max_size=5))
+    digits = draw(_DIGIT_TEXT[alphabet])
     if draw(st.integers(0, 4)) == 0:
         at = draw(st.integers(0, len(digits)))
-        digits = digits[:at] + draw(st.sampled_from(["_", "__"])) + digits[at:]
+        digits = digits[:at] + pick(draw, ("_", "__")) + digits[at:]
     return digits
+
+
+# Strategies a composite draws from are made once: one made in the draw is made and checked on every draw.
+_ASCII_RUN, _FOREIGN_RUN = digit_run(), digit_run(DIGITS + FOREIGN_DIGITS)
+_OPTIONAL_RUN = {run: (st.one_of(st.just(""), run), st.one_of(run, st.just(""))) for run in (_ASCII_RUN, _FOREIGN_RUN)}
 
 
 @st.composite
 def decimal_spelling(draw: st.DrawFn) -> str:
-    digits = digit_run(DIGITS + FOREIGN_DIGITS) if draw(st.integers(0, 7)) == 0 else digit_run()
-    whole, frac = draw(st.one_of(st.just(""), digits)), draw(st.one_of(st.just(""), digits))
-    shape = draw(st.sampled_from(["int", "point", "point", "lead", "trail"]))
+    empty_first, run_first = _OPTIONAL_RUN[_FOREIGN_RUN if draw(st.integers(0, 7)) == 0 else _ASCII_RUN]
+    whole, frac = draw(empty_first), draw(empty_first)
+    shape = pick(draw, ("int", "point", "point", "lead", "trail"))
     body = {"int": whole or "0", "point": f"{whole or '0'}.{frac or '0'}", "lead": f".{frac or '5'}",
             "trail": f"{whole or '1'}."}[shape]
     if draw(st.booleans()):
-        body += (
-            draw(st.sampled_from("eE"))
-            + draw(st.sampled_from(["", "+", "-"]))
-            + draw(st.one_of(digits, st.just("")))
-        )
+        body += pick(draw, "eE") + pick(draw, ("", "+", "-")) + draw(run_first)
     return body
 
 
-def _casings(word: str) -> st.SearchStrategy[str]:
-    return st.lists(st.booleans(), min_size=len(word), max_size=len(word)).map(
-        lambda flags: "".join(c.upper() if up else c for c, up in zip(word, flags, strict=True)))
+@st.composite
+def _casing(draw: st.DrawFn) -> str:
+    """nan, inf or infinity, each letter in either case."""
+    word = pick(draw, ("nan", "inf", "infinity"))
+    return "".join(c.upper() if up else c for c, up in zip(word, draw(_FLAGS[len(word)]), strict=True))
 
+
+_FLAGS = {size: st.lists(st.booleans(), min_size=size, max_size=size) for size in (3, 8)}
 
 SPECIAL_WORDS = st.one_of(
-    st.sampled_from(["nan", "inf", "infinity"]).flatmap(_casings),
+    _casing(),
     st.sampled_from(["infinit", "nan(1)", "snan", "in f", "n an", "infinityy", "0x1p3", "1,5", "½", "--1", "+-1"]),
 )
 
@@ -106,22 +116,24 @@ reward_txt = weighted(
 
 # The tokens that decide a rule (Python's json reads NaN and Infinity, which strict parsers refuse; -0;
 # overflow to infinity; subnormals; ints past 64 bits) are drawn as often as all other numbers together.
-JSON_NUMBERS = weighted(
-    (1, st.sampled_from(["NaN", "Infinity", "-Infinity"])),
-    (3, st.sampled_from(["0.0", "1.0", "-0", "-0.0", "0e0", "1E400", "-1e400", "1e-400", "4.9e-324", "2.5e-324",
-                         "1.7976931348623157e308", "1.7976931348623159e308", "0.1", "1.0000000000000001",
-                         "12345678901234567890123"])),
-    (1, st.integers(-5, 5).map(str)),
-    (1, st.integers(min_value=-(10**30), max_value=10**30).map(str)),
-    (1, st.floats(allow_nan=False, allow_infinity=False).map(repr)),
-    (1, st.integers(300, 4200).map(lambda n: "9" * n)),
+# Weights per value (pooled): the three non-finite tokens 1/8 of the numbers, the fifteen others 3/8, each
+# strategy 1/8; 120 in all, so that json_scalar below can hold them at its own scale.
+JSON_NUMBER_CHOICES: tuple[tuple[int, Any], ...] = (
+    (5, ("NaN", "Infinity", "-Infinity")),
+    (3, ("0.0", "1.0", "-0", "-0.0", "0e0", "1E400", "-1e400", "1e-400", "4.9e-324", "2.5e-324",
+         "1.7976931348623157e308", "1.7976931348623159e308", "0.1", "1.0000000000000001", "12345678901234567890123")),
+    (15, st.integers(-5, 5).map(str)),
+    (15, st.integers(min_value=-(10**30), max_value=10**30).map(str)),
+    (15, st.floats(allow_nan=False, allow_infinity=False).map(repr)),
+    (15, st.integers(300, 4200).map(lambda n: "9" * n)),
 )
 # Spellings a strict JSON parser refuses.
 BAD_NUMBERS = st.sampled_from(["01", "+1", ".5", "1.", "0x10", "1_0", "nan", "inf", "-", "1e", "--1", "١"])
 NUMERIC_STRINGS = st.sampled_from(["1", "0", "1.5", " 2 ", "1_0", "1__0", "_1", "1e3", "nan", "-inf", "Infinity",
                                    "-0", "", "true", "１", "0x1", "\xa01\u3000", "1 0", "0.1e-1"])
-KEYS = st.one_of(st.sampled_from(["reward", "accuracy", "pass", "a", "b", "", " ", "ü", "reward", "a.b"]),
-                 st.text(max_size=4), code_words)
+# A third each: common names (pooled), any short text, reason-code words.
+KEYS = pooled((1, ("reward", "accuracy", "pass", "a", "b", "", " ", "ü", "reward", "a.b")), (10, st.text(max_size=4)),
+              (10, code_words))
 
 
 def _string(value: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
@@ -129,20 +141,21 @@ def _string(value: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 
 
 # JSON strings whose escapes make a lone surrogate, which pydantic refuses to read as text.
-SURROGATE_STRINGS = st.sampled_from(['"\\ud800"', '"1\\udfff"', '"\\udc00 1"'])
+SURROGATES = ('"\\ud800"', '"1\\udfff"', '"\\udc00 1"')
 
 # A value's chance follows how much of pydantic it reaches: numbers, then strings it must parse (the float
 # grammar's spellings with the padding either side trims or keeps, and its int fallback), then the rest.
-json_scalar = weighted(
-    (3, JSON_NUMBERS),
-    (1, st.sampled_from(["-0.0", "-0", "-0e0", "-0.0e5"])),
-    (2, _string(st.one_of(NUMERIC_STRINGS, st.text(max_size=6)))),
-    (3, _string(numeric_string)),
-    (2, _string(st.tuples(padding, number_text, padding).map("".join))),
-    (2, _string(code_words)),
-    (2, st.sampled_from(["true", "false", "null"])),
-    (1, SURROGATE_STRINGS),
-    (1, _string(multibyte_code_words)),  # quoted in the message, cut after 50 bytes (not characters)
+# In weights of 40 a share (the numbers' 120 are three shares); the fixed tokens pooled, one choice each.
+json_scalar = pooled(
+    *JSON_NUMBER_CHOICES,
+    (10, ("-0.0", "-0", "-0e0", "-0.0e5")),
+    (80, _string(st.one_of(NUMERIC_STRINGS, st.text(max_size=6)))),
+    (120, _string(numeric_string)),
+    (80, _string(st.tuples(padding, number_text, padding).map("".join))),
+    (80, _string(code_words)),
+    (27, ("true", "false", "null")),
+    (13, SURROGATES),
+    (40, _string(multibyte_code_words)),  # quoted in the message, cut after 50 bytes (not characters)
 )
 
 
@@ -166,7 +179,8 @@ JSON_SPACE = st.sampled_from(["", "", " ", "\n", "\t", "\r\n", "  \n"])  # the w
 NOT_OBJECTS = st.one_of(st.just("null"), st.sampled_from(["[]", "[1]", "1", "1.5", '"1"', "true", '""']))
 # Values each coerced by another of pydantic's rules, and all of them valid, so that no error hides a coercion:
 # an int, a float, a bool, numeric strings its float grammar reads (trimmed, with underscores, inf and nan) and
-# ones only its int fallback reads. One object holds several, so one draw reaches several rules.
+# ones only its int fallback reads. One object mostly holds several, so one draw reaches several rules; it may
+# hold one, so that a finding shrinks to the single value that tells.
 VALID_STRINGS = st.sampled_from(["1", "0.5", " 2 ", "\u00a01\u3000", "1_0", "-0", "+1.5", "1e3", "inf", "-Infinity",
                                  "nan", ".5", "1.", " 1_0 ", "0_1", "\t0-1 ", "1_0.00 ", "00_7", "0__1"])
 # Numbers between the whitespace pydantic trims beyond ASCII's (a runtime's own strip() may keep it).
@@ -174,12 +188,13 @@ NON_ASCII_PADDING = st.lists(st.sampled_from([c for c in PYDANTIC_WHITESPACE if 
                              max_size=2).map("".join)
 padded_number = st.tuples(NON_ASCII_PADDING, st.sampled_from(["1", "0.5", "-2", "1e3", "inf", "1_0"]),
                           st.one_of(st.just(""), NON_ASCII_PADDING)).map("".join)
-valid_value = st.one_of(
-    st.integers(-3, 3).map(str), st.sampled_from(["0.5", "-0.0", "1e400", "12345678901234567890", "NaN"]),
-    st.sampled_from(["true", "false"]), _string(VALID_STRINGS), _string(padded_number),
+# A fifth each, the fixed ones pooled: small ints, other numbers, booleans, valid strings, padded numbers.
+valid_value = pooled(
+    (10, ("0", "1", "-1", "2", "-2", "3", "-3")), (14, ("0.5", "-0.0", "1e400", "12345678901234567890", "NaN")),
+    (35, ("true", "false")), (70, _string(VALID_STRINGS)), (70, _string(padded_number)),
 )
 mixed_object = st.lists(st.tuples(st.sampled_from(["a", "b", "c", "reward", "d"]), valid_value),
-                        min_size=2, max_size=5).map(
+                        min_size=1, max_size=5).map(
     lambda pairs: "{" + ", ".join(f'"{k}{i}": {v}' for i, (k, v) in enumerate(pairs)) + "}")
 # Hypothesis draws a choice's first option more often than the others (its simplest): flat objects come first.
 json_document = weighted(

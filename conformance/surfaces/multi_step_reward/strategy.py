@@ -62,7 +62,8 @@ def _good_step(seed: int) -> dict:
 # What a verifier leaves (also a job.result trial's outcome: no step-only keys here).
 good_step = st.integers(0, 2**32 - 1).map(_good_step)
 # What else a verifier leaves: no reward file, a timeout, null, {}, an empty file, or any reward file.
-ODD_FILES = ({}, {"raises": "timeout"}, {"reward_json": b"null"}, {"reward_json": b"{}"}, {"reward_txt": b""})
+ODD_FILES: tuple[dict[str, object], ...] = (
+    {}, {"raises": "timeout"}, {"reward_json": b"null"}, {"reward_json": b"{}"}, {"reward_txt": b""})
 odd_reward_files = (any_reward_txt.map(lambda data: {"reward_txt": data}),
                     any_reward_json.map(lambda data: {"reward_json": data}))
 # Three steps in four a good reward, the seven odd ones alike in the fourth; pooled, so a fixed one is one choice.

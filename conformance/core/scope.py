@@ -94,16 +94,26 @@ def json_depth(data: bytes) -> int:
 
 
 def json_files(value: Any, path: tuple[str | int, ...] = ()) -> Iterator[tuple[tuple[str | int, ...], bytes]]:
-    """The JSON files an input carries, with where they are: the bytes of every ``*_json`` field, at any depth."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(key, str) and key.endswith(JSON_FIELD_SUFFIX) and isinstance(item, bytes):
-                yield (*path, key), item
-            else:
-                yield from json_files(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from json_files(item, (*path, index))
+    """The JSON files an input carries, with where they are: the bytes of every ``*_json`` field, at any depth,
+    in the order they are written."""
+    # A stack, not recursion through generators: a pass_at_k input holds hundreds of trials, each a dict or two,
+    # and every drawn input is walked. An entry is a place, what is there, and whether it is a file.
+    stack: list[tuple[tuple[str | int, ...], Any, bool]] = [(path, value, False)]
+    while stack:
+        where, item, is_file = stack.pop()
+        if is_file:
+            yield where, item
+            continue
+        if isinstance(item, dict):
+            inside = [((*where, key), child, isinstance(child, bytes)) for key, child in item.items()
+                      if isinstance(child, (dict, list)) or (isinstance(child, bytes) and isinstance(key, str)
+                                                             and key.endswith(JSON_FIELD_SUFFIX))]
+        elif isinstance(item, list):
+            inside = [((*where, index), child, False) for index, child in enumerate(item)
+                      if isinstance(child, (dict, list))]
+        else:
+            continue
+        stack.extend(reversed(inside))
 
 
 def out_of_scope(value: Any) -> str | None:

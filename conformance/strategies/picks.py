@@ -26,3 +26,22 @@ def index(length: int) -> st.SearchStrategy[int]:
 def pick(draw: st.DrawFn, items: Sequence[T]) -> T:
     """One of ``items`` (not empty), drawn as ``st.sampled_from(items)`` would."""
     return items[draw(index(len(items)))]
+
+
+def sequence_of(items: Sequence[T], min_size: int = 0, max_size: int | None = None) -> st.SearchStrategy[list[T]]:
+    """A list of ``items`` (repeats allowed) as one string choice, a character standing for an item.
+
+    ``st.lists(st.sampled_from(items))`` makes two choices an item (one more, which one); a text over an
+    alphabet of ``len(items)`` characters is one choice for the whole list. Its characters count up from
+    "0", which Hypothesis takes as the simplest: a shrink goes to the first item, as with sampled_from.
+    """
+    if not 0 < len(items) <= _MOST_ITEMS:
+        raise ValueError(f"sequence_of takes 1 to {_MOST_ITEMS} items, not {len(items)}")
+    values = tuple(items)
+    alphabet = "".join(chr(_FIRST + i) for i in range(len(values)))
+    return st.text(alphabet, min_size=min_size, max_size=max_size).map(
+        lambda text: [values[ord(char) - _FIRST] for char in text])
+
+
+_FIRST = ord("0")
+_MOST_ITEMS = 0xD800 - _FIRST  # below the surrogates, which are no text

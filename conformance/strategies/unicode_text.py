@@ -27,7 +27,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from conformance.strategies.labels import composite
 from conformance.strategies.picks import pick
+from conformance.strategies.weights import pooled
 
 SETS_FILE = Path(__file__).with_name("unicode_sets.json")
 
@@ -71,60 +73,70 @@ def _digit(zero: str, value: int) -> str:
     return chr(ord(zero) + value)
 
 
-@st.composite
-def unicode_digits(draw: st.DrawFn, min_size: int = 1, max_size: int = 4) -> str:
-    """Decimal digits of one script (mostly) or of several, sometimes with an underscore between two."""
-    size = draw(st.integers(min_size, max_size))
-    script = draw(ZERO_OF)
-    mixed = draw(st.integers(0, 4)) == 0
-    out = ""
-    for i in range(size):
-        zero = draw(ZERO_OF) if mixed else script
-        out += _digit(zero, draw(st.integers(0, 9)))
-        if i < size - 1 and draw(st.integers(0, 6)) == 0:
-            out += "_"
-    return out
-
-
-# Made once, not in the draw: a strategy made there is made and checked again on every draw (st.integers
-# with constant bounds is cached by Hypothesis itself).
-ZERO_OF = st.one_of(st.sampled_from(FEATURED_ZEROS), st.sampled_from(ZEROS))
+_RUNS = {size: st.text("0123456789", min_size=1, max_size=size) for size in (2, 3, 4)}
+# Made once, not in the draw: a strategy made there is made and checked again on every draw.
+# Half the featured zeros, half any script's (pooled: one choice, where one_of builds a strategy per draw).
+ZERO_OF = pooled((len(ZEROS), FEATURED_ZEROS), (len(FEATURED_ZEROS), ZEROS))
 
 
 @st.composite
 def unicode_number(draw: st.DrawFn) -> str:
-    """A decimal number in Unicode digits: integer, with a fraction, an exponent, a sign; or a
-    digit-like character that is not a decimal digit (to the oracle's Python) in its place."""
-    body = draw(_WHOLE_DIGITS)
-    shape = pick(draw, ("int", "point", "exp", "both"))
-    if shape in ("point", "both"):
-        body += "." + draw(_FRACTION_DIGITS)
-    if shape in ("exp", "both"):
-        body += pick(draw, "eE") + pick(draw, ("", "-", "+")) + draw(_EXPONENT_DIGITS)
-    if draw(st.integers(0, 5)) == 0:
-        at = draw(st.integers(0, len(body)))
+    """A decimal number in Unicode digits of one script (mostly) or several: integer, with a fraction, an
+    exponent, a sign, an underscore between two digits; or a digit-like character that is not a decimal
+    digit (to the oracle's Python) put in."""
+    sign, point, exponent, odd, mixed, underscore = pick(draw, _NUMBER_FORMS)
+    script = draw(ZERO_OF)
+    # Each run's digit values are one string choice (ASCII digits, then moved to the script), not one a digit.
+    runs = [draw(_RUNS[4]), draw(_RUNS[3]) if point else None, draw(_RUNS[2]) if exponent else None]
+    parts = ["".join(_digit(draw(ZERO_OF) if mixed else script, int(value)) for value in run) if run else ""
+             for run in runs]
+    gaps = [(i, at) for i, part in enumerate(parts) for at in range(1, len(part))]
+    if underscore and gaps:
+        i, at = pick(draw, gaps)
+        parts[i] = parts[i][:at] + "_" + parts[i][at:]
+    body = parts[0] + ("." + parts[1] if point else "") + (exponent + parts[2] if exponent else "")
+    if odd:
+        at = pick(draw, range(len(body) + 1))
         body = body[:at] + pick(draw, NOT_DIGITS) + body[at:]
-    return pick(draw, ("", "", "-", "+")) + body
+    return sign + body
 
 
-_WHOLE_DIGITS, _FRACTION_DIGITS, _EXPONENT_DIGITS = unicode_digits(), unicode_digits(max_size=3), unicode_digits(
-    max_size=2)
+# A number's form as one pick (a product of small picks, shrinking to its first entry): its sign, a fraction
+# (half), an exponent (half; its letter's case and its sign), a character that is no digit put in (one in
+# six), digits of several scripts (one in five), an underscore (one in three).
+EXPONENTS = ("", "", "", "", "", "", "e", "e-", "e+", "E", "E-", "E+")
+_NUMBER_FORMS = [(sign, point, exponent, odd, mixed, underscore) for sign in ("", "", "-", "+")
+                 for point in (False, True) for exponent in EXPONENTS for odd in [False] * 5 + [True]
+                 for mixed in [False] * 4 + [True] for underscore in (False, False, True)]
 NOT_DIGITS = NEWER_DIGITS + NOT_DECIMAL
 
 
 def _pad(chars_of: list[str]) -> st.SearchStrategy[str]:
-    return st.lists(st.sampled_from(chars_of), max_size=3).map("".join)
+    # st.text over the characters is one string choice; a list of picks is two choices a character.
+    return st.text("".join(chars_of), max_size=3)
+
+
+def _padding(chars_of: list[str]) -> st.SearchStrategy[str]:
+    """Mostly a run of ``chars_of``; a third of the time one character that is not whitespace to either
+    parser (pooled: one choice for one of them)."""
+    others = ISSPACE_ONLY + LOOKALIKES
+    return pooled((2 * len(others), _pad(chars_of)), (1, others))
 
 
 # What float() strips, mostly; sometimes what it does not.
-float_padding = st.one_of(_pad(FLOAT_WHITESPACE), _pad(FLOAT_WHITESPACE),
-                          st.sampled_from(ISSPACE_ONLY + LOOKALIKES))
+float_padding = _padding(FLOAT_WHITESPACE)
 # What pydantic-core trims, mostly; sometimes what it does not (JSON escapes them as needed).
-pydantic_padding = st.one_of(_pad(PYDANTIC_WHITESPACE), _pad(PYDANTIC_WHITESPACE),
-                             st.sampled_from(ISSPACE_ONLY + LOOKALIKES))
+pydantic_padding = _padding(PYDANTIC_WHITESPACE)
+
+
+@composite
+def padded(draw: st.DrawFn, body: st.SearchStrategy[str], pad: st.SearchStrategy[str]) -> str:
+    """``body`` between two draws of ``pad``: a composite, where tuples(...).map(join) draws two layers more."""
+    return draw(pad) + draw(body) + draw(pad)
+
 
 # reward.txt text: Unicode numbers with float()'s whitespace and its lookalikes around them.
-unicode_reward_text = st.tuples(float_padding, unicode_number(), float_padding).map("".join)
+unicode_reward_text = padded(unicode_number(), float_padding)
 
 
 @st.composite
@@ -137,12 +149,11 @@ def _int_fallback(draw: st.DrawFn) -> str:
     return prefix + digits
 
 
-numeric_string = st.one_of(
-    st.tuples(pydantic_padding, _int_fallback(), pydantic_padding).map("".join),
-    st.tuples(pydantic_padding, _int_fallback(), pydantic_padding).map("".join),
-    st.tuples(pydantic_padding, st.sampled_from(["1", "0.5", "-1e3", "inf", "NaN", "1_0", "i_nf", ".5", "1."]),
-              pydantic_padding).map("".join),
-    st.tuples(pydantic_padding, unicode_number(), pydantic_padding).map("".join),
+# Half pydantic's int fallback, a quarter fixed spellings (pooled), a quarter Unicode numbers; padded.
+numeric_string = padded(
+    pooled((18, _int_fallback()), (1, ("1", "0.5", "-1e3", "inf", "NaN", "1_0", "i_nf", ".5", "1.")),
+           (9, unicode_number())),
+    pydantic_padding,
 )
 
 # --- byte order marks -------------------------------------------------------------------
@@ -152,7 +163,7 @@ OTHER_BOMS = (b"\xff\xfe", b"\xfe\xff", b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"
 BOM_ENCODINGS = ("utf-8-sig", "utf-16", "utf-16-le", "utf-16-be", "utf-32")
 
 
-@st.composite
+@composite
 def with_bom(draw: st.DrawFn, texts: st.SearchStrategy[str]) -> bytes:
     """A text's bytes with a byte order mark somewhere: alone, before (after whitespace), inside,
     after, twice; another encoding's mark; or the whole text in an encoding that writes one."""

@@ -16,6 +16,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from conformance.strategies.labels import argument_key
+
 
 def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
     """One of the strategies, each drawn with a chance proportional to its weight (a positive int)."""
@@ -26,8 +28,9 @@ def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[
 
     # A composite, not `flatmap`, which checks and draws the branch through another layer on every draw
     # (multi_step.reward drew a fifth faster without it). Hypothesis makes the same choices: an index, the branch.
+    # Labelled by its table: every weighted() shares the function (see conformance.strategies.labels).
     @st.composite
-    def branch(draw: st.DrawFn) -> Any:
+    def branch(draw: st.DrawFn, _key: str = argument_key(weighted, choices, {})) -> Any:
         return draw(table[draw(at)])
 
     return branch()
@@ -48,10 +51,12 @@ def pooled(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> st.S
         else:
             table += [value for value in branch for _ in range(weight)]
     drawn = [isinstance(entry, st.SearchStrategy) for entry in table]
+    if not any(drawn):
+        return st.sampled_from(table)  # the same one choice, without the composite's layer
     at = st.sampled_from(range(len(table)))
 
     @st.composite
-    def value(draw: st.DrawFn) -> Any:
+    def value(draw: st.DrawFn, _key: str = argument_key(pooled, choices, {})) -> Any:
         where = draw(at)
         return draw(table[where]) if drawn[where] else table[where]
 

@@ -17,15 +17,17 @@ from typing import Any
 from hypothesis import strategies as st
 
 from conformance.strategies.picks import pick
-from conformance.strategies.weights import weighted
+from conformance.strategies.weights import pooled, weighted
 from conformance.surfaces.metric_compute.strategy import CANCELLING, HARD_SUMS, big_int
 
 OTHER_NAMES = ["pass@0", "Pass@1", "mean", "worst_task"]
 NEAR = [0.0, 1.0, 1, 0, 0.5, 0.1, 0.9999999999999999, 1.0000000000000002, 2, -0.0, -1.0,
         float("nan"), float("inf"), float("-inf")]
-reward = st.one_of(
-    st.sampled_from(NEAR), st.sampled_from([0.0, 1.0]), st.floats(), st.integers(-3, 3), st.integers(),
-    st.integers(min_value=2**1030, max_value=2**1040),  # too large for a float
+# A sixth each (pooled: one choice for a fixed value, where one_of builds a strategy on every draw): values near
+# the rules' edges, 0.0 and 1.0, any float, small ints, any int, ints too large for a float.
+reward = pooled(
+    (1, NEAR), (7, (0.0, 1.0)), (14, st.floats()), (14, st.integers(-3, 3)), (14, st.integers()),
+    (14, st.integers(min_value=2**1030, max_value=2**1040)),
 )
 # Samples on either side of the pass threshold, on it in both types, and the values no comparison passes
 # (NaN) or every one does (inf): the pass rule is all that tells a task solved from one that is not.

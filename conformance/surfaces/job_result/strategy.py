@@ -39,6 +39,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from conformance.strategies.labels import composite
 from conformance.strategies.picks import pick
 from conformance.strategies.weights import weighted
 from conformance.surfaces.metric_compute.strategy import shipped_scripts
@@ -196,7 +197,7 @@ def _counts(at_least: int, at_most: int) -> st.SearchStrategy[int]:
     return st.integers(at_least, at_most)
 
 
-@st.composite
+@composite
 def outcome_lists(draw: st.DrawFn, at_least: int, at_most: int) -> list[dict[str, Any]]:
     return _outcomes(draw, random.Random(draw(SEEDS)), OUTCOME_DRAWS, at_least, at_most, [])
 
@@ -271,7 +272,7 @@ def telling_job(rng: random.Random) -> dict:
     return {**job, "tasks": [{"name": rng.choice(TASK_NAMES), "trials": trials}]}
 
 
-@st.composite
+@composite
 def builtin_jobs(draw: st.DrawFn, adhoc_sources: bool = True, invalid_metric: bool = False,
                  resumed: bool = False, telling: bool = False) -> dict:
     rng = random.Random(draw(SEEDS))  # the job's outcomes and sources
@@ -336,8 +337,8 @@ retried_then_cancelled = st.builds(
         "tasks": [{"name": "a", "trials": [first, then, *([then] * (len(agents) - 1))]},
                   {"name": "b", "trials": [cancel] * len(agents)}],
     },
-    st.one_of(retryable, scored),
-    st.one_of(binary, retryable),
+    weighted((1, retryable), (1, scored)),
+    weighted((1, binary), (1, retryable)),
     cancelling,
     st.sampled_from([{}, {"exclude_exceptions": []}]),
     st.sampled_from([[{"name": "nop"}], [{"name": "a"}, {"name": "b", "model": "p/m"}]]),
@@ -407,7 +408,7 @@ invalid_metric_jobs = builtin_jobs(invalid_metric=True)
 # sometimes cut short (the write races the TaskGroup's cancellation), so what is left is not
 # one thing. job.result itself only sees the ExceptionGroup, every time.
 _WITHOUT_OWN_SOURCES = (builtin_jobs(adhoc_sources=False), builtin_jobs(adhoc_sources=False, invalid_metric=True))
-jobs_without_own_sources = st.sampled_from(range(20)).flatmap(lambda i: _WITHOUT_OWN_SOURCES[i == 19])
+jobs_without_own_sources = weighted((19, _WITHOUT_OWN_SOURCES[0]), (1, _WITHOUT_OWN_SOURCES[1]))
 uv_script_jobs = st.deferred(_uv_script_jobs)  # one strategy, built on its first draw
 resumed_job_inputs = resumed_jobs()
 
@@ -415,7 +416,5 @@ resumed_job_inputs = resumed_jobs()
 
 
 # Four in twenty resumed.
-job_inputs = st.sampled_from(range(20)).flatmap(
-    lambda i: {19: uv_script_jobs, 18: retried_then_cancelled, 17: invalid_metric_jobs,
-               16: resumed_job_inputs, 15: resumed_job_inputs, 14: resumed_job_inputs,
-               13: resumed_job_inputs}.get(i, builtin_job_inputs))
+job_inputs = weighted((13, builtin_job_inputs), (4, resumed_job_inputs), (1, invalid_metric_jobs),
+                      (1, retried_then_cancelled), (1, uv_script_jobs))

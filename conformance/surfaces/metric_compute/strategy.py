@@ -18,7 +18,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from conformance.strategies.picks import pick
+from conformance.strategies.labels import composite
+from conformance.strategies.picks import pick, sequence_of
 from conformance.strategies.weights import pooled, weighted
 
 LONG = 2**63
@@ -63,7 +64,7 @@ def same_key_rewards(draw: st.DrawFn) -> list:
 everyday = weighted(
     (1, same_key_rewards()),
     (1, st.lists(weighted((1, st.none()), (1, reward_dict)), max_size=10)),
-    (1, st.lists(st.sampled_from(AWKWARD_FLOATS + AWKWARD_INTS), max_size=12).map(
+    (1, sequence_of(AWKWARD_FLOATS + AWKWARD_INTS, max_size=12).map(
         lambda values: [{"reward": value} for value in values])),
 )
 
@@ -72,7 +73,7 @@ everyday = weighted(
 # Few finite magnitudes far apart: the lists on which compensated, exact and
 # naive summation give different last bits.
 CANCELLING = (1.0, -1.0, 3.0, 0.1, 1e16, -1e16, 1e-16, 2.0**53, -(2.0**53), 1e100, -1e100)
-cancelling = st.lists(st.sampled_from(CANCELLING), min_size=2, max_size=6)
+cancelling = sequence_of(CANCELLING, min_size=2, max_size=6)
 
 # Multisets whose sum differs, in every order, between left-to-right addition,
 # CPython 3.12's compensated sum() and the correctly rounded math.fsum (found by
@@ -100,12 +101,12 @@ hard_sums = st.sampled_from([order for values in HARD_SUMS for order in _orders(
 
 # Sums that overflow to inf, or come back from it: the compensation is not finite there.
 OVERFLOWING = (1e308, -1e308, 1.7976931348623157e308, 1.0, 1e292)
-overflowing = st.lists(st.sampled_from(OVERFLOWING), min_size=2, max_size=4)
+overflowing = sequence_of(OVERFLOWING, min_size=2, max_size=4)
 
 # Ints past 2**53 that a float cannot hold (odd ones): an exact int sum divided once, or converted first.
 # Three or more, as the mean of two is a halving, exact on a float as on an int.
-big_int = st.one_of(st.integers(2**52, 2**65).map(lambda v: 2 * v + 1), st.integers(2**52, 2**65).map(
-    lambda v: -2 * v - 1), st.integers(-3, 3))
+big_int = weighted((1, st.integers(2**52, 2**65).map(lambda v: 2 * v + 1)),
+                   (1, st.integers(2**52, 2**65).map(lambda v: -2 * v - 1)), (1, st.integers(-3, 3)))
 big_ints = st.lists(big_int, min_size=3, max_size=6)
 
 
@@ -126,11 +127,11 @@ def across_the_long_boundary(draw: st.DrawFn) -> list:
 
 
 # Strategies a composite draws from are made once: one made in the draw is made and checked on every draw.
-_LONG_INTS = st.lists(st.sampled_from([2**62, 2**62 + 1, LONG - 1, 1, 3, -(2**62), -LONG + 1]), min_size=2,
-                      max_size=4)
-_SMALL = st.sampled_from([1.0, -1.0, 0.5, 3.0, 1e-16])
-_SMALL_FLOATS = st.lists(_SMALL, min_size=1, max_size=3)
-_MORE_SMALL_FLOATS = st.lists(_SMALL, max_size=2)
+# Lists of fixed values are one choice each (sequence_of), where a list of picks is two choices an item.
+_LONG_INTS = sequence_of([2**62, 2**62 + 1, LONG - 1, 1, 3, -(2**62), -LONG + 1], min_size=2, max_size=4)
+_SMALL = (1.0, -1.0, 0.5, 3.0, 1e-16)
+_SMALL_FLOATS = sequence_of(_SMALL, min_size=1, max_size=3)
+_MORE_SMALL_FLOATS = sequence_of(_SMALL, max_size=2)
 
 
 # Values that tie (1 and 1.0, 0, 0.0 and -0.0) from a pool small enough that the extreme is often tied,
@@ -149,7 +150,7 @@ def ties(draw: st.DrawFn) -> list:
     return values
 
 
-_TIED = st.lists(st.sampled_from(TIES), min_size=2, max_size=5)  # a tie takes two
+_TIED = sequence_of(TIES, min_size=2, max_size=5)  # a tie takes two
 _QUARTER = st.integers(0, 3)
 
 
@@ -159,7 +160,7 @@ def _place(length: int) -> st.SearchStrategy[int]:
     return st.integers(0, length)
 
 
-@st.composite
+@composite
 def keyed(draw: st.DrawFn, column: st.SearchStrategy[list]) -> list:
     """One to three columns as reward keys, each aggregated on its own; a key a trial lacks counts as 0.
 
@@ -187,8 +188,8 @@ def floats_then_ints(draw: st.DrawFn) -> list:
     return [pick(draw, (0.5, 1.0, 0.1, -0.0, 3.0)), *draw(_LARGE_INTS), *draw(_SMALL_INTS)]
 
 
-_LARGE_INTS = st.lists(st.sampled_from([2**53, 2**53 + 1, 2**54, -(2**53), 10**16]), min_size=1, max_size=2)
-_SMALL_INTS = st.lists(st.sampled_from([1, 1, 2, 3, -1]), min_size=1, max_size=4)
+_LARGE_INTS = sequence_of([2**53, 2**53 + 1, 2**54, -(2**53), 10**16], min_size=1, max_size=2)
+_SMALL_INTS = sequence_of([1, 1, 2, 3, -1], min_size=1, max_size=4)
 
 
 # The rarer families weigh more: a sum past the largest float, and ints whose running total leaves the C long.
@@ -204,18 +205,11 @@ BUILTIN = ("mean", "max", "min", "sum")
 # spreads a small share of the draws too thin): the type, the kwargs, a key harbor does not know.
 _ABSENT = object()
 # Each kind of type as often as a built-in one: a config with a built-in type is odd by its kwargs only.
-ODD_TYPES = weighted(
-    (2, st.sampled_from(BUILTIN)),
-    (1, st.none()),
-    (1, st.sampled_from(["MEAN", "Sum", "mAx"])),  # harbor matches type names case by case
-    (1, st.sampled_from(["", "median", "uv-script", 1])),
-    (1, st.just(_ABSENT)),
-)
-ODD_KWARGS = weighted(
-    (1, st.just(_ABSENT)),
-    (1, st.none()),
-    (1, st.sampled_from([{}, [], {"x": 1}, {1: "x"}, {"script_path": "metric.py"}])),
-)
+# Pooled: one choice each. Weights per value: built-ins a third, null, other cases (harbor matches type names
+# case by case), other names and an absent type a sixth each.
+ODD_TYPES = pooled((6, BUILTIN), (12, (None,)), (4, ("MEAN", "Sum", "mAx")), (3, ("", "median", "uv-script", 1)),
+                   (12, (_ABSENT,)))
+ODD_KWARGS = pooled((5, (_ABSENT, None)), (1, ({}, [], {"x": 1}, {1: "x"}, {"script_path": "metric.py"})))
 
 
 @st.composite
@@ -261,8 +255,8 @@ def _uv_script_inputs() -> st.SearchStrategy[dict]:
     others = sorted(name for name in shipped if name != "echo_lines.py")
     echo = ["echo_lines.py"] * (len(others) + 1) if "echo_lines.py" in shipped else []
     # Values as json.dumps spells them: NaN and the infinities as tokens, -0.0, big ints, tiny floats.
-    value = st.one_of(reward_value, st.sampled_from((float("nan"), float("inf"), float("-inf"), -0.0, 2**64, 1e-300)))
-    trial = st.one_of(st.none(), reward_dict, st.dictionaries(JSON_KEYS, value, min_size=1, max_size=2))
+    value = pooled((6, reward_value), (1, (float("nan"), float("inf"), float("-inf"), -0.0, 2**64, 1e-300)))
+    trial = pooled((2, (None,)), (2, reward_dict), (2, st.dictionaries(JSON_KEYS, value, min_size=1, max_size=2)))
     trials = st.lists(trial, min_size=1, max_size=5)
     names = ("missing", *echo, *others)
 

@@ -71,9 +71,10 @@ verifier_step = pooled((21, good_step), (1, ODD_FILES), *((1, files) for files i
 
 # Thresholds: mostly values rewards take (so a reward sits on, above or below one), ints among them. Strategies
 # are built once, not in the draw (one built there is built and validated again on every draw).
-_THRESHOLDS = (st.sampled_from([float("nan"), float("inf"), float("-inf"), 2**53, -(2**53), 1e-16]),
-               st.one_of(st.sampled_from([0, 1, 0.0, 0.5, 1.0, 0.25, -0.0, -1, 2]), st.floats(-2, 2, allow_nan=False)))
-THRESHOLDS = weighted((1, _THRESHOLDS[0]), (9, _THRESHOLDS[1]))
+# One in ten non-finite or far out; else a value rewards take (half, pooled) or any float in [-2, 2].
+FAR_THRESHOLDS = (float("nan"), float("inf"), float("-inf"), 2**53, -(2**53), 1e-16)
+NEAR_THRESHOLDS = (0, 1, 0.0, 0.5, 1.0, 0.25, -0.0, -1, 2)
+THRESHOLDS = pooled((3, FAR_THRESHOLDS), (9, NEAR_THRESHOLDS), (81, st.floats(-2, 2, allow_nan=False)))
 # One threshold, or a table of them by key, alike.
 min_reward = weighted((1, THRESHOLDS), (1, st.dictionaries(KEYS, THRESHOLDS, max_size=2)))
 

@@ -13,7 +13,7 @@ import json
 
 from hypothesis import strategies as st
 
-from conformance.strategies.weights import weighted
+from conformance.strategies.weights import pooled, weighted
 from conformance.surfaces.job_result.strategy import jobs_without_own_sources
 
 # Values whose means, times small totals, often land exactly on .5 (banker's rounding); and magnitudes
@@ -21,21 +21,21 @@ from conformance.surfaces.job_result.strategy import jobs_without_own_sources
 EVEN = [0.0, 0.25, 0.5, 0.5, 0.75, 1.0, 1, 0, 0.1, 1 / 3]
 MAGNITUDES = [2.0**53, 1e16, -1e16, 1.0, 1e-16, 5e-324, 0.1, 1e308, -1e308]
 ODD = [None, float("nan"), float("inf"), "0.5", True, [0.5], 10**400, -0.0, "x"]
-# One draw in ten is odd; the rest must parse, or the rounding and the mean are never reached. The branches are
-# built once: a strategy built in a flatmap's function is built and validated again on every draw.
-_VALUES = (st.sampled_from(ODD), st.sampled_from(MAGNITUDES), st.sampled_from(EVEN), st.floats(0, 1))
-value = st.integers(0, 9).flatmap(lambda i: _VALUES[0 if i == 0 else 1 if i == 1 else 2 if i < 7 else 3])
-_COUNTS = (st.sampled_from([None, "3", 2.7, "2.5", -1, True]), st.integers(0, 7))
-count = st.integers(0, 9).flatmap(lambda i: _COUNTS[0 if i == 0 else 1])
+# In tenths: one odd value, one magnitude, five even values, three any float in [0, 1]; the rest must parse, or
+# the rounding and the mean are never reached. Pooled: a fixed value is one choice (weights are per value).
+value = pooled((10, ODD), (10, MAGNITUDES), (45, EVEN), (270, st.floats(0, 1)))
+ODD_COUNTS = (None, "3", 2.7, "2.5", -1, True)
+count = pooled((1, ODD_COUNTS), (9 * len(ODD_COUNTS), st.integers(0, 7)))  # one in ten odd
 # A metric that is no object: the reader tests membership on whatever it is, then indexes it.
-NOT_OBJECTS = [{}, [], "mean", ["mean"], "max", 0.5]
-_METRICS = (st.sampled_from(NOT_OBJECTS), st.one_of(
-    st.builds(lambda v: {"mean": v}, value),
-    st.builds(lambda v: {"mean": v}, value),
-    st.dictionaries(st.sampled_from(["max", "min", "sum", "correctness", "speed"]), value, min_size=1, max_size=2),
-    st.builds(lambda v, w: {"mean": v, "max": w}, value, value),
-))
-metric = st.integers(0, 9).flatmap(lambda i: _METRICS[0 if i == 0 else 1])
+NOT_OBJECTS: tuple[object, ...] = ({}, [], "mean", ["mean"], "max", 0.5)
+# One in ten no object; else a mean (half), other metrics, or a mean and a max.
+metric = pooled(
+    (4, NOT_OBJECTS),
+    (108, st.builds(lambda v: {"mean": v}, value)),
+    (54, st.dictionaries(st.sampled_from(["max", "min", "sum", "correctness", "speed"]), value, min_size=1,
+                         max_size=2)),
+    (54, st.builds(lambda v, w: {"mean": v, "max": w}, value, value)),
+)
 _PRESENT = st.integers(0, 9)  # 0: the part is left out
 _EVALS = st.dictionaries(st.sampled_from(["a__adhoc", "a__m__ds", "b__adhoc", "oracle__terminal-bench"]),
                          st.builds(lambda ms: {"metrics": ms}, st.lists(metric, min_size=1, max_size=2)),
@@ -84,10 +84,10 @@ def written(draw: st.DrawFn) -> bytes:
     return json.dumps(document).encode() if writer == 7 else data
 
 
-damaged = st.one_of(
-    st.just(b""), st.just(b"[]"), st.just(b"null"), st.binary(max_size=20),
-    result_document().map(lambda d: b"\xef\xbb\xbf" + _bytes(d)),
-    st.builds(lambda d, cut: _bytes(d)[:cut], result_document(), st.integers(1, 40)),
+damaged = pooled(
+    (1, (b"", b"[]", b"null")), (1, st.binary(max_size=20)),
+    (1, result_document().map(lambda d: b"\xef\xbb\xbf" + _bytes(d))),
+    (1, st.builds(lambda d, cut: _bytes(d)[:cut], result_document(), st.integers(1, 40))),
 )
 # One job, one mean, a small total: score * total often lands exactly on a half.
 halves = st.builds(
@@ -115,14 +115,12 @@ sums = st.builds(
     weighted((1, cancelling), (1, st.lists(st.sampled_from(MAGNITUDES), min_size=3, max_size=5))),
     st.integers(1, 4),
 )
-_SOURCES = [
-    st.just({}),
-    damaged.map(lambda data: {"result_json": data}),
-    jobs_without_own_sources.map(lambda job: {"job": job}),
-    halves.map(lambda d: {"result_json": _bytes(d)}),
-    sums.map(lambda d: {"result_json": _bytes(d)}),
-    written().map(lambda data: {"result_json": data}),
-]
 # In twenty draws: one without a file, two damaged files, two whole jobs, three halves, two sums, ten result files.
-outcome_inputs = st.integers(0, 19).flatmap(
-    lambda i: _SOURCES[0 if i == 0 else 1 if i < 3 else 2 if i < 5 else 3 if i < 8 else 4 if i < 10 else 5])
+outcome_inputs = pooled(
+    (1, ({},)),
+    (2, damaged.map(lambda data: {"result_json": data})),
+    (2, jobs_without_own_sources.map(lambda job: {"job": job})),
+    (3, halves.map(lambda d: {"result_json": _bytes(d)})),
+    (2, sums.map(lambda d: {"result_json": _bytes(d)})),
+    (10, written().map(lambda data: {"result_json": data})),
+)

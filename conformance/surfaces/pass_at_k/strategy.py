@@ -11,10 +11,14 @@ decides what its group becomes), a quarter many.
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
 from hypothesis import strategies as st
+
+from conformance.strategies.picks import pick
+from conformance.strategies.weights import pooled
 
 TASKS = ["hello-world", "fix-git", "task-1", "task-2", "task-10", "django__django-11099", "ü-task", "a", "",
          "task-3", "task-4", "B"]
@@ -24,16 +28,21 @@ SOURCES = [None, None, "terminal-bench@2.0", "swebench-verified", "adhoc", ""]
 
 # A trial that is none of the usual binary ones, by kind: no verifier result, no key, several keys (a binary
 # value first), a value other than 0 and 1 (or one that equals 0 without being it), one key by another name.
-odd_reward = st.one_of(
-    st.none(),
-    st.just({}),
-    st.sampled_from([{"reward": 1, "extra": 0}, {"reward": 0, "extra": 1}, {"b": 1.0, "a": 0.0}]),
-    st.one_of(st.sampled_from([0.5, 2, -1, float("nan"), 1.0000000000000002, float("inf"), -0.0]),
-              st.floats()).map(lambda v: {"reward": v}),
-    st.sampled_from([{"accuracy": 1}, {"score": 0.0}]),
+# A fifth each (pooled: one choice for a fixed one, where one_of builds a strategy on every draw, and a job of
+# many odd trials draws one for a trial in four).
+ODD_VALUES = (0.5, 2, -1, float("nan"), 1.0000000000000002, float("inf"), -0.0)
+odd_reward = pooled(
+    (54, (None,)),
+    (54, ({},)),
+    (18, ({"reward": 1, "extra": 0}, {"reward": 0, "extra": 1}, {"b": 1.0, "a": 0.0})),
+    (3, tuple({"reward": value} for value in ODD_VALUES if math.isfinite(value))),
+    (6, ({"reward": float("nan")}, {"reward": float("inf")})),  # what pass@k must count as no success
+    (27, st.floats().map(lambda v: {"reward": v})),
+    (27, ({"accuracy": 1}, {"score": 0.0})),
 )
 # How many attempts a job makes: a handful, or enough for the multiples of five and 16; rarely one (no pass@k).
-ATTEMPTS = st.one_of(st.integers(2, 6), st.sampled_from([1, 8, 10, 12, 16, 20, 25]))
+ATTEMPTS = pooled((7, st.integers(2, 6)), (1, (1, 8, 10, 12, 16, 20, 25)))
+MODES = ("binary", "few", "few", "many")
 
 
 # What is decided per trial (its success, an int or a float reward, whether it is odd in a job of many odd ones,
@@ -64,7 +73,7 @@ def trial_sets(draw: st.DrawFn) -> dict:
                 success = outcomes.randrange(10) < rate
                 reward = float(success) if outcomes.randrange(2) else int(success)
                 trials.append({"task_name": task, **named, "rewards": {"reward": reward}})
-    mode = draw(st.sampled_from(["binary", "few", "few", "many"]))
+    mode = pick(draw, MODES)
     if mode == "few":  # one or two odd trials: each is alone in deciding what its group becomes
         for _ in range(draw(st.integers(1, 2))):
             at = draw(st.integers(0, len(trials) - 1))

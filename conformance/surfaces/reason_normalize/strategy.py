@@ -23,8 +23,9 @@ from collections.abc import Callable
 
 from hypothesis import strategies as st
 
+from conformance.strategies.labels import composite
 from conformance.strategies.picks import pick
-from conformance.strategies.weights import weighted
+from conformance.strategies.weights import pooled, weighted
 from conformance.surfaces.reason_normalize import agent_challenge
 
 CODES = [
@@ -142,7 +143,7 @@ RULE_WORDS = [
 ]
 
 
-@st.composite
+@composite
 def padded(draw: st.DrawFn, words: st.SearchStrategy[str], fillers: tuple[str, ...] = ("x", " ", "-", "é"),
            most: int = 40) -> str:
     """A word between runs of filler: pydantic cuts a repr over 50 bytes to its first 25 and last 24,
@@ -152,10 +153,11 @@ def padded(draw: st.DrawFn, words: st.SearchStrategy[str], fillers: tuple[str, .
     return filler * draw(st.integers(0, most)) + word + filler * draw(st.integers(0, most))
 
 
-code_words = st.one_of(
-    st.sampled_from(RULE_WORDS),
-    st.sampled_from(LISTED_CODES),
-    padded(st.sampled_from(RULE_WORDS + LISTED_CODES)),
+# A third each: a rule word, a listed code, either padded (pooled: one choice for a fixed word).
+code_words = pooled(
+    (len(LISTED_CODES), RULE_WORDS),
+    (len(RULE_WORDS), LISTED_CODES),
+    (len(RULE_WORDS) * len(LISTED_CODES), padded(st.sampled_from(RULE_WORDS + LISTED_CODES))),
 )
 # Under 50 characters but over 50 bytes of UTF-8: where pydantic's cut falls depends on counting bytes.
 multibyte_code_words = padded(st.sampled_from(RULE_WORDS + LISTED_CODES), ("é", "键", "😀"), most=22)

@@ -24,6 +24,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from conformance.strategies.labels import composite
+from conformance.strategies.picks import pick
 from conformance.strategies.weights import weighted
 
 _T0 = "2026-03-01T12:00:00.123456"
@@ -308,32 +310,33 @@ def _parent(document: Any, path: tuple[Any, ...]) -> Any:
     return document
 
 
-@st.composite
+@composite
 def _perturbed(draw: st.DrawFn, templates: tuple[dict[str, Any], ...], hot: list[tuple[tuple[Any, ...], list[Any]]],
                patches: list[tuple[tuple[Any, ...], list[Any]]]) -> dict[str, Any]:
-    document: dict[str, Any] = copy.deepcopy(draw(st.sampled_from(templates)))
+    document: dict[str, Any] = copy.deepcopy(pick(draw, templates))
     in_trial = () if patches is TRIAL_PATCHES else _IN_JOB  # where a trial's patches go: a job's first trial
     # One of the values most results hinge on (seven draws in eight), then up to two more perturbations.
-    kinds = ["hot"] * draw(st.sampled_from([1, 1, 1, 1, 1, 1, 1, 0]))
-    kinds += draw(st.lists(st.sampled_from(["hot", "patch", "patch", "trial", "trial", "drop", "add", "odd"]),
-                           max_size=2))
+    kinds = ["hot"] * pick(draw, [1, 1, 1, 1, 1, 1, 1, 0])
+    kinds += draw(_MORE_KINDS)
     for kind in kinds:
         if kind in ("hot", "patch", "trial"):
-            path, pool = draw(st.sampled_from(hot if kind == "hot" else patches if kind == "patch" else
-                                              TRIAL_HOT + TRIAL_PATCHES))
-            _set(document, (*in_trial, *path) if kind == "trial" else path, draw(st.sampled_from(pool)))
+            path, pool = pick(draw, hot if kind == "hot" else patches if kind == "patch" else
+                                              TRIAL_HOT + TRIAL_PATCHES)
+            _set(document, (*in_trial, *path) if kind == "trial" else path, pick(draw, pool))
         elif nodes := _nodes(document):
-            path = draw(st.sampled_from(nodes))
+            path = pick(draw, nodes)
             parent = _parent(document, path)
             if kind == "drop":
                 del parent[path[-1]]
             elif kind == "add":
-                parent[draw(st.sampled_from(UNKNOWN))] = copy.deepcopy(draw(st.sampled_from(ODD)))
+                parent[pick(draw, UNKNOWN)] = copy.deepcopy(pick(draw, ODD))
             else:
-                parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(ODD)))
+                parent[path[-1]] = copy.deepcopy(pick(draw, ODD))
     return document
 
 
+# Made once: a strategy made in the draw is made and checked on every draw.
+_MORE_KINDS = st.lists(st.sampled_from(["hot", "patch", "patch", "trial", "trial", "drop", "add", "odd"]), max_size=2)
 jobs = _perturbed(JOBS, JOB_HOT, JOB_PATCHES)
 trials = _perturbed(TRIALS, TRIAL_HOT, TRIAL_PATCHES)
 
@@ -352,36 +355,37 @@ def _duplicated(data: bytes, key: bytes, value: bytes, first: bool) -> bytes:
     return data[:start + 1] + member + b", " + data[start + 1:] if first else data[:end] + b", " + member + data[end:]
 
 
-@st.composite
-def _written(draw: st.DrawFn, document: Any) -> bytes:
-    """The document's bytes: mostly as harbor writes them (indent 4), sometimes compact or damaged."""
-    data = _dumped(document, draw(st.sampled_from([4, 4, 4, None, 2])))
+@composite
+def _written(draw: st.DrawFn, documents: st.SearchStrategy[Any]) -> bytes:
+    """A drawn document's bytes: mostly as harbor writes them (indent 4), sometimes compact or damaged."""
+    document = draw(documents)  # drawn here, not through flatmap: one strategy, labelled once
+    data = _dumped(document, pick(draw, [4, 4, 4, None, 2]))
     # Hypothesis draws the first element of a sampled_from far more often than its share: it is "none".
-    damage = draw(st.sampled_from(["none", "empty", "cut", "bom", "duplicate", "duplicate", "latin-1", "bytes",
-                                   "bytes", "pad", "crlf", "tokens"] + ["none"] * 20))
+    damage = pick(draw, ["none", "empty", "cut", "bom", "duplicate", "duplicate", "latin-1", "bytes",
+                                   "bytes", "pad", "crlf", "tokens"] + ["none"] * 20)
     if damage == "cut":
         return data[:draw(st.integers(0, len(data) - 1))]
     if damage == "bom":
         return b"\xef\xbb\xbf" + data
     if damage == "duplicate":
-        key = draw(st.sampled_from([b"n_total_trials", b"id", b"stats", b"started_at", b"trial_name", b"config"]))
-        value = draw(st.sampled_from([b"3", b'"x"', b"null", b"{}", b"NaN", b'"2026-03-01T12:00:00Z"']))
+        key = pick(draw, [b"n_total_trials", b"id", b"stats", b"started_at", b"trial_name", b"config"])
+        value = pick(draw, [b"3", b'"x"', b"null", b"{}", b"NaN", b'"2026-03-01T12:00:00Z"'])
         return _duplicated(data, key, value, draw(st.booleans()))
     if damage == "latin-1":  # a writer of another encoding: a non-ASCII letter as one byte
         return data.replace(b'"hello-world"', b'"h\xe9llo-world"', 1) if b'"hello-world"' in data else data + b"\xe9"
     if damage == "bytes":
         at = draw(st.integers(0, len(data)))
-        return data[:at] + draw(st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x80abc", b"\xf0\x9f"]))
+        return data[:at] + pick(draw, [b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x80abc", b"\xf0\x9f"])
     if damage == "pad":
-        pad = draw(st.sampled_from([" ", "\n\n", "\t", "\u00a0", "\x00", "\r", "\x0c"])).encode()
+        pad = pick(draw, [" ", "\n\n", "\t", "\u00a0", "\x00", "\r", "\x0c"]).encode()
         return pad + data + pad
     if damage == "crlf":
         return data.replace(b"\n", b"\r\n")
     if damage == "tokens":  # numbers spelled as JSON's extensions and other readers' spellings
-        return data.replace(b"0.0125", draw(st.sampled_from([b"Infinity", b"-Infinity", b"NaN", b"1E400", b"-0",
-                                                              b"1.25e-2", b"0012"])), 1)
+        return data.replace(b"0.0125", pick(draw, [b"Infinity", b"-Infinity", b"NaN", b"1E400", b"-0",
+                                                              b"1.25e-2", b"0012"]), 1)
     if damage == "empty":
-        return draw(st.sampled_from([b"[]", b"", b"null", b"{}", b"\"x\"", b"3"]))
+        return pick(draw, [b"[]", b"", b"null", b"{}", b"\"x\"", b"3"])
     return data
 
 
@@ -392,14 +396,14 @@ def _configs(draw: st.DrawFn) -> dict[str, Any]:
     document: dict[str, Any] = copy.deepcopy(TRIAL)
     for path, pool in CONFIG_HOT:
         if draw(st.booleans()):
-            _set(document, path, draw(st.sampled_from(pool)))
+            _set(document, path, pick(draw, pool))
     return document
 
 
 configs = _configs()
 
 load_inputs = weighted(
-    (6, jobs.flatmap(_written).map(lambda data: {"file": "job", "data": data})),
-    (3, trials.flatmap(_written).map(lambda data: {"file": "trial", "data": data})),
-    (1, configs.flatmap(_written).map(lambda data: {"file": "trial", "data": data})),
+    (6, _written(jobs).map(lambda data: {"file": "job", "data": data})),
+    (3, _written(trials).map(lambda data: {"file": "trial", "data": data})),
+    (1, _written(configs).map(lambda data: {"file": "trial", "data": data})),
 )

@@ -140,7 +140,7 @@ FEATURES = (
     Feature("undecodable bytes", "a file that is not UTF-8",
             lambda value: any_reward_file([value], undecodable),
             minimum={"ci": 0.035, "dev": 0.05, "explore": 0.06}),
-    # Both files: reward.txt is read first and reward.json never, whatever it holds.
+    # Both files: reward.json is read and reward.txt never, whatever it holds.
     Feature("both files", "reward.txt and reward.json are both there",
             lambda value: _txt(value) is not None and _json(value) is not None,
             minimum={"ci": 0.074, "dev": 0.1, "explore": 0.13}),

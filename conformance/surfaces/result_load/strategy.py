@@ -198,7 +198,9 @@ CONFIG_HOT: list[tuple[tuple[Any, ...], list[Any]]] = [
     (("config", "task"), [{"path": "t", "name": "a/b"}, {"path": "tasks/x", "ref": "3"},
                           {"path": "t", "git_commit_id": "abc"}, {}]),  # each of validate_task_source's refusals
     (("config", "environment"), [{"type": "MODAL", "env": ["A=1", " B = 2 "]}, {"env": []},
-                                 {"import_path": "m:E", "extra_allowed_hosts": ["Example.COM."]}]),
+                                 {"import_path": "m:E", "extra_allowed_hosts": ["Example.COM."]},
+                                 # the legacy keys' warnings: mounts_json where no mounts is given
+                                 {"mounts_json": MOUNTS[0], "suppress_override_warnings": True}]),
     (("config", "environment", "cpu_enforcement_policy"), [1, "LIMIT", None, "Ignore"]),
     (("config", "environment", "env"), [["NOEQUALS"], ["A=1"], "A=1", {"A": 1}]),
     (("config", "agent", "mcp_servers"), MCP),
@@ -405,5 +407,5 @@ configs = _configs()
 load_inputs = weighted(
     (6, _written(jobs).map(lambda data: {"file": "job", "data": data})),
     (3, _written(trials).map(lambda data: {"file": "trial", "data": data})),
-    (1, _written(configs).map(lambda data: {"file": "trial", "data": data})),
+    (2, _written(configs).map(lambda data: {"file": "trial", "data": data})),
 )

@@ -322,11 +322,9 @@ LAYOUTS = ("txt", "txt", "txt", "json", "json", "json", "both", "both", "neither
 def verifier_dirs(draw: st.DrawFn) -> dict:
     """A verifier dir: reward.txt, reward.json, both or neither (absent files are absent keys)."""
     layout = pick(draw, LAYOUTS)
-    found = {}
-    if layout == "txt":
-        found["reward_txt"] = draw(reward_txt)
-    elif layout == "both":
-        found["reward_txt"] = draw(unread_reward_txt)
-    if layout in ("json", "both"):
-        found["reward_json"] = draw(reward_json)
-    return found
+    # reward.json is drawn first: a finding with both files then shrinks to its reward.json alone (the layout
+    # made "json" leaves the reward.txt's choices unread at the end, where drawn first they would be read as
+    # the reward.json's).
+    json_file = draw(reward_json) if layout in ("json", "both") else None
+    txt_file = draw(reward_txt) if layout == "txt" else draw(unread_reward_txt) if layout == "both" else None
+    return {name: data for name, data in (("reward_txt", txt_file), ("reward_json", json_file)) if data is not None}

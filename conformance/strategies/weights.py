@@ -4,19 +4,23 @@
 counts once, so repeating a branch does not make it likelier. ``weighted``
 draws the branch by its weight instead.
 
-A weight holds only for a branch with many distinct values: Hypothesis
-does not draw again what it has fully explored, so a branch of a handful of
-fixed values gets fewer draws than its weight once they have all come up.
+The branch is an index into a table holding each branch as many times as
+its weight, every entry as likely as the others however long the table
+(:func:`conformance.strategies.picks.index`). A weight holds only for a
+branch with many distinct values: Hypothesis does not draw again what it has
+fully explored, so a branch of a handful of fixed values gets fewer draws
+than its weight once they have all come up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hypothesis import strategies as st
 
 from conformance.strategies.labels import argument_key
+from conformance.strategies.picks import index, uniform
 
 
 def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
@@ -24,7 +28,7 @@ def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[
     # sampled_from, not integers(0, n - 1): Hypothesis draws integers near their bounds far more often, and
     # gave a first branch of weight 1 in 10 a third of the draws.
     table = [strategy for weight, strategy in choices for _ in range(weight)]
-    at = st.sampled_from(range(len(table)))
+    at = index(len(table))
 
     # A composite, not `flatmap`, which checks and draws the branch through another layer on every draw
     # (multi_step.reward drew a fifth faster without it). Hypothesis makes the same choices: an index, the branch.
@@ -36,6 +40,19 @@ def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[
     return branch()
 
 
+Choices = tuple[tuple[int, Sequence[Any] | st.SearchStrategy[Any]], ...]
+
+
+def _table(choices: Choices) -> list[Any]:
+    table: list[Any] = []
+    for weight, branch in choices:
+        if isinstance(branch, st.SearchStrategy):
+            table += [branch] * weight
+        else:
+            table += [value for value in branch for _ in range(weight)]
+    return table
+
+
 def pooled(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
     """One value: ``weighted``, where a branch may also be a sequence of plain values, each its own branch of
     that weight (a weight per value, not per sequence).
@@ -44,20 +61,27 @@ def pooled(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> st.S
     two (the branch, then the value): in a list of values the choices are most of what a draw costs. The first
     value of the first branch is the one a shrink goes to.
     """
-    table: list[Any] = []
-    for weight, branch in choices:
-        if isinstance(branch, st.SearchStrategy):
-            table += [branch] * weight
-        else:
-            table += [value for value in branch for _ in range(weight)]
-    drawn = [isinstance(entry, st.SearchStrategy) for entry in table]
-    if not any(drawn):
-        return st.sampled_from(table)  # the same one choice, without the composite's layer
-    at = st.sampled_from(range(len(table)))
+    table = _table(choices)
+    if not any(isinstance(entry, st.SearchStrategy) for entry in table):
+        return uniform(table)  # the same one choice, without the composite's layer
+    value = pool(*choices)
 
     @st.composite
-    def value(draw: st.DrawFn, _key: str = argument_key(pooled, choices, {})) -> Any:
+    def drawn(draw: st.DrawFn, _key: str = argument_key(pooled, choices, {})) -> Any:
+        return value(draw)
+
+    return drawn()
+
+
+def pool(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> Callable[[st.DrawFn], Any]:
+    """``pooled`` as a plain function of a composite's ``draw``: the same choices, without a strategy's layer of
+    Hypothesis's bookkeeping around them (where many values are drawn, that layer cost more than the choices)."""
+    table = _table(choices)
+    drawn = [isinstance(entry, st.SearchStrategy) for entry in table]
+    at = index(len(table))
+
+    def value(draw: st.DrawFn) -> Any:
         where = draw(at)
         return draw(table[where]) if drawn[where] else table[where]
 
-    return value()
+    return value

@@ -16,8 +16,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from conformance.strategies.picks import pick
-from conformance.strategies.weights import pooled, weighted
+from conformance.strategies.picks import lists_of, pick
+from conformance.strategies.weights import pooled
 from conformance.surfaces.metric_compute.strategy import CANCELLING, HARD_SUMS, big_int
 
 OTHER_NAMES = ["pass@0", "Pass@1", "mean", "worst_task"]
@@ -62,7 +62,7 @@ def summation_tasks(draw: st.DrawFn) -> list[list]:
 
 
 # Three samples or more: the mean of two is a halving, exact on a float as on an int.
-big_int_tasks = st.lists(st.lists(big_int, min_size=3, max_size=6), min_size=1, max_size=2)
+big_int_tasks = lists_of(lists_of(big_int, min_size=3, max_size=6), min_size=1, max_size=2)
 
 # Digits of other scripts that int() and \d accept: Arabic-Indic, fullwidth, Devanagari.
 _OTHER_DIGITS = [str.maketrans("0123456789", "".join(chr(base + d) for d in range(10)))
@@ -92,8 +92,8 @@ def _near_names(change: str) -> list[str]:
 CHANGES = ("case", "space-before", "newline-after", "space-after", "text-after", "zero", "plus", "other-digits",
            "separator")
 # A pass@k or pass^k name with one change that makes it no name evsys-sdk reads: each kind of change alike, then
-# one of its names (two draws, from lists made once).
-near_names = weighted(*[(1, st.sampled_from(_near_names(change))) for change in CHANGES])
+# one of its names (two picks, from lists made once).
+NEAR_NAMES = [_near_names(change) for change in CHANGES]
 # A registered name or another member of a family: each family alike, whatever its number of members.
 registered_name = st.sampled_from([family for family in ("mean_reward", "avg", "pass_rate") for _ in range(6)]
                                   + [f"pass{sep}{k}" for sep in "@^" for k in range(1, 7)])
@@ -104,7 +104,7 @@ KINDS = ("binary", "threshold", "any", "windows", "nothing", "big-ints", "summat
 NAMES_BY_K = {k: (f"pass@{k}", f"pass^{k}", "pass_rate", f"pass@{k}", f"pass^{k}", "mean_reward") for k in range(1, 5)}
 # Strategies made once: a strategy built inside a draw costs more than the draw.
 SUMMATION_TASKS = summation_tasks()
-ANY_TASKS = {size: st.lists(st.lists(reward, max_size=size), max_size=6) for size in (0, 3, 6)}
+ANY_TASKS = {size: lists_of(lists_of(reward, max_size=size), max_size=6) for size in (0, 3, 6)}
 SEEDED = {"binary": [0.0, 1.0], "threshold": THRESHOLD}
 FEW_TASKS: tuple[list[list[float]], ...] = ([[1.0, 0.0], [0.0, 1.0, 1.0]], [], [[1.0]])
 
@@ -116,9 +116,9 @@ def evsys_inputs(draw: st.DrawFn) -> dict:
         tasks = draw(big_int_tasks if kind == "big-ints" else SUMMATION_TASKS)
         name = pick(draw, ["mean_reward", "avg"]) if draw(ONE_IN_FOUR) else draw(registered_name)
     elif kind == "windows":  # tasks shorter and longer than k: only the first k samples count for pass@k and pass^k
-        k = draw(st.integers(1, 4))
+        k = pick(draw, (1, 2, 3, 4))
         name = pick(draw, NAMES_BY_K[k])
-        tasks = _seeded(random.Random(draw(SEEDS)), draw(st.integers(1, 4)), THRESHOLD, 1, k + 4)
+        tasks = _seeded(random.Random(draw(SEEDS)), pick(draw, (1, 2, 3, 4)), THRESHOLD, 1, k + 4)
     elif kind == "nothing":  # no task, or tasks without samples (sometimes one with samples among them)
         tasks = [[] for _ in range(draw(ONE_IN_FOUR))]
         if draw(st.booleans()):
@@ -126,7 +126,7 @@ def evsys_inputs(draw: st.DrawFn) -> dict:
         name = draw(registered_name)
     elif kind == "names":  # a name one step from a registered one, over a few fixed tasks: the name is what varies
         tasks = copy.deepcopy(pick(draw, FEW_TASKS))
-        name = draw(near_names)
+        name = pick(draw, pick(draw, NEAR_NAMES))
     else:
         most = pick(draw, (0, 3, 6))
         tasks = (draw(ANY_TASKS[most]) if kind == "any"

@@ -13,7 +13,8 @@ import json
 
 from hypothesis import strategies as st
 
-from conformance.strategies.weights import pooled, weighted
+from conformance.strategies.picks import index, pick, sequence_of, uniform
+from conformance.strategies.weights import pool, pooled, weighted
 from conformance.surfaces.job_result.strategy import jobs_without_own_sources
 
 # Values whose means, times small totals, often land exactly on .5 (banker's rounding); and magnitudes
@@ -23,41 +24,70 @@ MAGNITUDES = [2.0**53, 1e16, -1e16, 1.0, 1e-16, 5e-324, 0.1, 1e308, -1e308]
 ODD = [None, float("nan"), float("inf"), "0.5", True, [0.5], 10**400, -0.0, "x"]
 # In tenths: one odd value, one magnitude, five even values, three any float in [0, 1]; the rest must parse, or
 # the rounding and the mean are never reached. Pooled: a fixed value is one choice (weights are per value).
-value = pooled((10, ODD), (10, MAGNITUDES), (45, EVEN), (270, st.floats(0, 1)))
+value = pool((10, ODD), (10, MAGNITUDES), (45, EVEN), (270, st.floats(0, 1)))
 ODD_COUNTS = (None, "3", 2.7, "2.5", -1, True)
-count = pooled((1, ODD_COUNTS), (9 * len(ODD_COUNTS), st.integers(0, 7)))  # one in ten odd
+COUNTS = [*ODD_COUNTS, *(n for n in range(8) for _ in range(7))]  # one in ten odd
+count = st.sampled_from(COUNTS)
 # A metric that is no object: the reader tests membership on whatever it is, then indexes it.
 NOT_OBJECTS: tuple[object, ...] = ({}, [], "mean", ["mean"], "max", 0.5)
-# One in ten no object; else a mean (half), other metrics, or a mean and a max.
-metric = pooled(
-    (4, NOT_OBJECTS),
-    (108, st.builds(lambda v: {"mean": v}, value)),
-    (54, st.dictionaries(st.sampled_from(["max", "min", "sum", "correctness", "speed"]), value, min_size=1,
-                         max_size=2)),
-    (54, st.builds(lambda v, w: {"mean": v, "max": w}, value, value)),
-)
-_PRESENT = st.integers(0, 9)  # 0: the part is left out
-_EVALS = st.dictionaries(st.sampled_from(["a__adhoc", "a__m__ds", "b__adhoc", "oracle__terminal-bench"]),
-                         st.builds(lambda ms: {"metrics": ms}, st.lists(metric, min_size=1, max_size=2)),
-                         min_size=1, max_size=2)
+# Metric names beside a mean, or instead of it.
+OTHER_METRICS = [(name,) for name in ("max", "min", "sum", "correctness", "speed")] + [
+    ("max", "min"), ("sum", "correctness"), ("speed", "max")]
+# One in ten no object; else a mean (half), other metrics, or a mean and a max: as one pick of what the metric
+# holds (names whose values are drawn after it, or a whole value that is no object).
+METRIC_FORMS = pooled((4 * 8, [(None, thing) for thing in NOT_OBJECTS]), (108 * 8, ((("mean",), None),)),
+                      (54, [(names, None) for names in OTHER_METRICS]), (54 * 8, ((("mean", "max"), None),)))
+
+
+# Parts of a document are drawn by plain functions of ``draw``, not strategies of their own: every strategy drawn
+# from is another layer of Hypothesis's bookkeeping, which cost more than the choices within.
+def _metric(draw: st.DrawFn) -> object:
+    names, thing = draw(METRIC_FORMS)
+    return thing if names is None else {name: value(draw) for name in names}
+
+
+# The evals groups of a result: one key (half the time) or two, each with one metric (two times in three) or
+# two: a pick for the keys and their numbers of metrics, where a dictionary of lists drew a choice for each
+# entry's being there.
+EVALS_KEYS = ("a__adhoc", "a__m__ds", "b__adhoc", "oracle__terminal-bench")
+METRIC_COUNTS = (1, 1, 2)
+EVALS_SHAPES = uniform(
+    [((key, n),) for key in EVALS_KEYS for n in METRIC_COUNTS for _ in range(3 * (len(EVALS_KEYS) - 1))]
+    + [((key, n), (other, m)) for key in EVALS_KEYS for other in EVALS_KEYS if other != key
+       for n in METRIC_COUNTS for m in METRIC_COUNTS])
+
+
+def _evals(draw: st.DrawFn) -> dict:
+    return {key: {"metrics": [_metric(draw) for _ in range(n)]} for key, n in draw(EVALS_SHAPES)}
+
+
 # Fields harbor writes that the summary never reads: what they hold matters only to how strictly it parses.
-_UNREAD = st.dictionaries(st.sampled_from(["id", "started_at", "n_trials", "reward_stats"]), st.sampled_from(ODD),
-                          max_size=1)
+# Half the parts have none, half one.
+UNREAD_KEYS = ("id", "started_at", "n_trials", "reward_stats")
+UNREAD: list[dict[str, object]] = [{}] * (len(UNREAD_KEYS) * len(ODD))
+UNREAD += [{key: odd} for key in UNREAD_KEYS for odd in ODD]
+_UNREAD_PAIRS = uniform([(outer, inner) for outer in UNREAD for inner in UNREAD])  # the document's, stats'
+_COUNT_PAIRS = uniform([(completed, errored) for completed in COUNTS for errored in COUNTS])
+# Which of the five parts a document has, each nine times in ten: the digits of one number, a digit a part (0
+# leaves it out). One choice for the five; a shrink leaves every part out.
+PARTS = ("n_completed_trials", "n_errored_trials", "evals", "stats", "n_total_trials")
+_PRESENT = index(10 ** len(PARTS))
 
 
-@st.composite
-def result_document(draw: st.DrawFn) -> dict:
+def _document(draw: st.DrawFn) -> dict:
+    digits = draw(_PRESENT)
+    present = {part for at, part in enumerate(PARTS) if digits // 10**at % 10}
     stats: dict = {}
-    for name in ("n_completed_trials", "n_errored_trials"):
-        if draw(_PRESENT):
-            stats[name] = draw(count)
-    if draw(_PRESENT):
-        stats["evals"] = draw(_EVALS)
-    document: dict = {"stats": stats} if draw(_PRESENT) else {}
-    if draw(_PRESENT):
+    for name, drawn in zip(("n_completed_trials", "n_errored_trials"), draw(_COUNT_PAIRS), strict=True):
+        if name in present:
+            stats[name] = drawn
+    if "evals" in present:
+        stats["evals"] = _evals(draw)
+    document: dict = {"stats": stats} if "stats" in present else {}
+    if "n_total_trials" in present:
         document["n_total_trials"] = draw(count)
-    for part in (document, stats):
-        part.update(draw(_UNREAD))
+    for part, unread in zip((document, stats), draw(_UNREAD_PAIRS), strict=True):
+        part.update(unread)
     return document
 
 
@@ -70,11 +100,10 @@ def _bytes(document: dict) -> bytes:
 _WRITERS = st.sampled_from(range(8))
 
 
-@st.composite
-def written(draw: st.DrawFn) -> bytes:
+def _written(draw: st.DrawFn) -> bytes:
     """A result document as harbor writes it, or now and then as another writer would: a byte-order mark before
     it, CRLF line ends, no indentation."""
-    document = draw(result_document())
+    document = _document(draw)
     data = _bytes(document)
     writer = draw(_WRITERS)
     if writer == 5:
@@ -84,43 +113,61 @@ def written(draw: st.DrawFn) -> bytes:
     return json.dumps(document).encode() if writer == 7 else data
 
 
-damaged = pooled(
-    (1, (b"", b"[]", b"null")), (1, st.binary(max_size=20)),
-    (1, result_document().map(lambda d: b"\xef\xbb\xbf" + _bytes(d))),
-    (1, st.builds(lambda d, cut: _bytes(d)[:cut], result_document(), st.integers(1, 40))),
-)
-# One job, one mean, a small total: score * total often lands exactly on a half.
-halves = st.builds(
-    lambda mean, total, errored: {
-        "n_total_trials": total,
-        "stats": {
-            "n_completed_trials": total,
-            "n_errored_trials": errored,
-            "evals": {"a__adhoc": {"metrics": [{"mean": mean}]}},
-        },
-    },
-    st.sampled_from([0.5, 0.25, 0.75, 0.125, 1 / 6]), st.integers(1, 8), st.integers(0, 1),
-)
+# A damaged file: no JSON object at all, random bytes, a byte-order mark before a document, a document cut short.
+DAMAGES = ("plain", "random", "marked", "cut")
+NOT_DOCUMENTS = st.sampled_from((b"", b"[]", b"null"))
+RANDOM_BYTES = st.binary(max_size=20)
+CUTS = st.integers(1, 40)
+
+
+def _damaged(draw: st.DrawFn) -> bytes:
+    damage = pick(draw, DAMAGES)
+    if damage == "plain":
+        return draw(NOT_DOCUMENTS)
+    if damage == "random":
+        return draw(RANDOM_BYTES)
+    data = _bytes(_document(draw))
+    return b"\xef\xbb\xbf" + data if damage == "marked" else data[:draw(CUTS)]
+
+
+# One job, one mean, a small total: score * total often lands exactly on a half (one pick of the three).
+HALVES = [{"n_total_trials": total,
+           "stats": {"n_completed_trials": total, "n_errored_trials": errored,
+                     "evals": {"a__adhoc": {"metrics": [{"mean": mean}]}}}}
+          for mean in (0.5, 0.25, 0.75, 0.125, 1 / 6) for total in range(1, 9) for errored in (0, 1)]
+halves = st.sampled_from(HALVES)
 # Several means of magnitudes far apart: how they are summed shows in the score. Half the lists hold a
 # large value, a small one and the large one's negative in some order (left to right the small one is lost,
 # compensated it is kept), with more values beside them that a correctly rounded sum adds otherwise.
+# st.permutations favours orders near the one given, where the small value sits between the large one and its
+# negative: an order drawn uniformly mostly puts it elsewhere, and the sums agree.
 cancelling = st.builds(
     lambda big, small, rest: [big, small, -big, *rest],
     st.sampled_from([1e16, 2.0**53, 1e20, 1e100]), st.sampled_from([1.0, 0.1, 3.0, 1e-16, -0.5]),
-    st.lists(st.sampled_from(MAGNITUDES[:7]), max_size=2),
+    sequence_of(MAGNITUDES[:7], max_size=2),
 ).flatmap(st.permutations)
 sums = st.builds(
     lambda means, total: {"n_total_trials": total,
                           "stats": {"evals": {"a__adhoc": {"metrics": [{"mean": m} for m in means]}}}},
-    weighted((1, cancelling), (1, st.lists(st.sampled_from(MAGNITUDES), min_size=3, max_size=5))),
+    weighted((1, cancelling), (1, sequence_of(MAGNITUDES, min_size=3, max_size=5))),
     st.integers(1, 4),
 )
 # In twenty draws: one without a file, two damaged files, two whole jobs, three halves, two sums, ten result files.
-outcome_inputs = pooled(
-    (1, ({},)),
-    (2, damaged.map(lambda data: {"result_json": data})),
-    (2, jobs_without_own_sources.map(lambda job: {"job": job})),
-    (3, halves.map(lambda d: {"result_json": _bytes(d)})),
-    (2, sums.map(lambda d: {"result_json": _bytes(d)})),
-    (10, written().map(lambda data: {"result_json": data})),
-)
+KINDS = ("none",) + ("damaged",) * 2 + ("job",) * 2 + ("halves",) * 3 + ("sums",) * 2 + ("written",) * 10
+
+
+@st.composite
+def _outcome_input(draw: st.DrawFn) -> dict:
+    kind = pick(draw, KINDS)
+    if kind == "none":
+        return {}
+    if kind == "job":
+        return {"job": draw(jobs_without_own_sources)}
+    if kind == "written":
+        return {"result_json": _written(draw)}
+    if kind == "damaged":
+        return {"result_json": _damaged(draw)}
+    return {"result_json": _bytes(draw(halves if kind == "halves" else sums))}
+
+
+outcome_inputs = _outcome_input()

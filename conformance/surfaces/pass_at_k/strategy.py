@@ -17,7 +17,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from conformance.strategies.picks import pick
+from conformance.strategies.picks import pick, sequence_of
 from conformance.strategies.weights import pooled
 
 TASKS = ["hello-world", "fix-git", "task-1", "task-2", "task-10", "django__django-11099", "ü-task", "a", "",
@@ -28,60 +28,77 @@ SOURCES = [None, None, "terminal-bench@2.0", "swebench-verified", "adhoc", ""]
 
 # A trial that is none of the usual binary ones, by kind: no verifier result, no key, several keys (a binary
 # value first), a value other than 0 and 1 (or one that equals 0 without being it), one key by another name.
-# A fifth each (pooled: one choice for a fixed one, where one_of builds a strategy on every draw, and a job of
-# many odd trials draws one for a trial in four).
+# A fifth each (pooled: one choice for a fixed one, where one_of builds a strategy on every draw).
 ODD_VALUES = (0.5, 2, -1, float("nan"), 1.0000000000000002, float("inf"), -0.0)
-odd_reward = pooled(
+ODD_FIXED: tuple[tuple[int, tuple[Any, ...]], ...] = (
     (54, (None,)),
     (54, ({},)),
     (18, ({"reward": 1, "extra": 0}, {"reward": 0, "extra": 1}, {"b": 1.0, "a": 0.0})),
     (3, tuple({"reward": value} for value in ODD_VALUES if math.isfinite(value))),
     (6, ({"reward": float("nan")}, {"reward": float("inf")})),  # what pass@k must count as no success
-    (27, st.floats().map(lambda v: {"reward": v})),
     (27, ({"accuracy": 1}, {"score": 0.0})),
 )
-# How many attempts a job makes: a handful, or enough for the multiples of five and 16; rarely one (no pass@k).
-ATTEMPTS = pooled((7, st.integers(2, 6)), (1, (1, 8, 10, 12, 16, 20, 25)))
+odd_reward = pooled(*ODD_FIXED[:5], (27, st.floats().map(lambda v: {"reward": v})), *ODD_FIXED[5:])
+# A job of many odd trials (one in four) gives each the odd reward drawn for the job or, as often, one of the
+# fixed ones chosen by the job's seed: every kind comes up in such a job, for one draw where a draw a trial made
+# generation slow.
+ODD_TABLE = [value for weight, values in ODD_FIXED for value in values for _ in range(weight)]
+
+# How many attempts a job makes: a handful, or as often enough for the multiples of five and 16, or one (no
+# pass@k). With it, one job in four whose tasks each have their own number of attempts (one pick for both).
+UNEVEN = (False, False, False, True)
+ATTEMPTS_UNEVEN = pooled((7, [(attempts, uneven) for attempts in (2, 3, 4, 5, 6) for uneven in UNEVEN]),
+                         (5, [(attempts, uneven) for attempts in (1, 8, 10, 12, 16, 20, 25) for uneven in UNEVEN]))
 MODES = ("binary", "few", "few", "many")
 
 
-# What is decided per trial (its success, an int or a float reward, whether it is odd in a job of many odd ones,
-# the trials' order) comes from a seed drawn per group and per job: a job holds up to hundreds of trials, and a
-# draw for each made generation slow. Seeds are drawn, so a run stays reproducible, and a failing input still
-# shrinks by its groups, tasks and attempts.
+# What is decided per trial (its success, an int or a float reward, a task's own number of attempts, whether it
+# is odd in a job of many odd ones, the trials' order) comes from a seed drawn per group and per job: a job holds
+# up to hundreds of trials, and a draw for each made generation slow. Seeds are drawn, so a run stays
+# reproducible, and a failing input still shrinks by its groups, tasks and attempts.
 SEEDS = st.integers(0, 2**32 - 1)
-TASK_LISTS = st.lists(st.sampled_from(TASKS), min_size=1, max_size=8, unique=True)
-RATES = st.sampled_from([0, 1, 2, 5, 8, 10])
-GROUP_KEYS = st.tuples(st.sampled_from(AGENTS), st.sampled_from(MODELS), st.sampled_from(SOURCES))
+# A group's (agent, model, source) as one pick from their product, and its tasks with their success rates (in
+# tenths: hard tasks fail most attempts, easy ones pass most) as one string choice: a choice each was most of
+# what a draw cost. A task named twice keeps its first rate.
+GROUP_KEYS = [(agent, model, source) for agent in AGENTS for model in MODELS for source in SOURCES]
+RATES = (0, 1, 2, 5, 8, 10)
+RATED_TASKS = sequence_of([(task, rate) for task in TASKS for rate in RATES], min_size=1, max_size=8)
+
+
+def _cut_short(outcomes: random.Random, attempts: int) -> int:
+    """A task's own number of attempts in an uneven job: one in three times just one (a task tried once has no
+    pass@2), else any up to the job's."""
+    return 1 if outcomes.randrange(3) == 0 else outcomes.randint(1, attempts)
 
 
 @st.composite
 def trial_sets(draw: st.DrawFn) -> dict:
     trials: list[dict[str, Any]] = []
-    for _ in range(draw(st.integers(1, 3))):
-        agent, model, source = draw(GROUP_KEYS)
-        tasks = draw(TASK_LISTS)
-        attempts = draw(ATTEMPTS)
-        uneven = draw(st.integers(0, 3)) == 0  # one job in four: each task its own number of attempts
+    for _ in range(pick(draw, (1, 2, 3))):
+        agent, model, source = pick(draw, GROUP_KEYS)
+        rates: dict[str, int] = {}
+        for task, rate in draw(RATED_TASKS):
+            rates.setdefault(task, rate)
+        attempts, uneven = draw(ATTEMPTS_UNEVEN)
         named = {"agent": agent, **({"model": model} if model is not None else {}),
                  **({"source": source} if source is not None else {})}
         outcomes = random.Random(draw(SEEDS))
-        for task in tasks:
-            # Tasks are hard or easy: a success rate of its own, in tenths.
-            rate = draw(RATES)
-            for _ in range(draw(st.integers(1, attempts)) if uneven else attempts):
+        for task, rate in rates.items():
+            for _ in range(_cut_short(outcomes, attempts) if uneven else attempts):
                 success = outcomes.randrange(10) < rate
                 reward = float(success) if outcomes.randrange(2) else int(success)
                 trials.append({"task_name": task, **named, "rewards": {"reward": reward}})
     mode = pick(draw, MODES)
     if mode == "few":  # one or two odd trials: each is alone in deciding what its group becomes
-        for _ in range(draw(st.integers(1, 2))):
+        for _ in range(pick(draw, (1, 2))):
             at = draw(st.integers(0, len(trials) - 1))
             trials[at] = {**trials[at], "rewards": draw(odd_reward)}
+    drawn = draw(odd_reward) if mode == "many" else None
     order = random.Random(draw(SEEDS))
     if mode == "many":  # one trial in four
         for at in range(len(trials)):
             if order.randrange(4) == 0:
-                trials[at] = {**trials[at], "rewards": draw(odd_reward)}
+                odd = drawn if order.randrange(2) else order.choice(ODD_TABLE)
+                trials[at] = {**trials[at], "rewards": odd}
     order.shuffle(trials)
     return {"trials": trials}

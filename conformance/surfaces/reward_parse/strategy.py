@@ -12,12 +12,13 @@ reason codes). Either file sometimes carries a byte order mark.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import strategies as st
 
 from conformance.strategies.labels import composite
-from conformance.strategies.picks import pick
+from conformance.strategies.picks import lists_of, pick
 from conformance.strategies.text_bytes import encoded, encodings, padding, whitespace
 from conformance.strategies.unicode_text import (
     EXPONENTS,
@@ -183,6 +184,13 @@ def _string(draw: st.DrawFn, value: st.SearchStrategy[str]) -> str:
     return json.dumps(text, ensure_ascii=not text.isascii() and draw(st.booleans()))
 
 
+def json_strings(texts: Sequence[str]) -> list[str]:
+    """Fixed texts as JSON strings, as ``_string`` writes them: one not all ASCII half the time escaped (two
+    entries a text, so each text weighs alike in a pool)."""
+    return [json.dumps(text, ensure_ascii=escaped and not text.isascii())
+            for text in texts for escaped in (False, True)]
+
+
 # JSON strings whose escapes make a lone surrogate, which pydantic refuses to read as text.
 SURROGATES = ('"\\ud800"', '"1\\udfff"', '"\\udc00 1"')
 
@@ -192,7 +200,7 @@ SURROGATES = ('"\\ud800"', '"1\\udfff"', '"\\udc00 1"')
 json_scalar = pooled(
     *JSON_NUMBER_CHOICES,
     (10, ("-0.0", "-0", "-0e0", "-0.0e5")),
-    (80, _string(pooled((1, NUMERIC_STRINGS), (len(NUMERIC_STRINGS), st.text(max_size=6))))),
+    (1, json_strings(NUMERIC_STRINGS)), (40, _string(st.text(max_size=6))),  # 38 fixed, 40 any text
     (120, _string(numeric_string)),
     (80, _string(padded_number_text)),
     (80, _string(code_words)),
@@ -203,12 +211,12 @@ json_scalar = pooled(
 
 
 def _array(items: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    return st.lists(items, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]")
+    return lists_of(items, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]")
 
 
 def _object(values: st.SearchStrategy[str], min_size: int = 0) -> st.SearchStrategy[str]:
     # A list of pairs, not a dict: duplicate keys are drawn as often as real files have them.
-    pairs = st.lists(_pair(values), min_size=min_size, max_size=4)
+    pairs = lists_of(_pair(values), min_size=min_size, max_size=4)
     return pairs.map(lambda ps: "{" + ", ".join(ps) + "}")
 
 
@@ -236,8 +244,8 @@ NOT_OBJECTS = pooled((7, ("null",)), (1, ("[]", "[1]", "1", "1.5", '"1"', "true"
 # an int, a float, a bool, numeric strings its float grammar reads (trimmed, with underscores, inf and nan) and
 # ones only its int fallback reads. One object mostly holds several, so one draw reaches several rules; it may
 # hold one, so that a finding shrinks to the single value that tells.
-VALID_STRINGS = st.sampled_from(["1", "0.5", " 2 ", "\u00a01\u3000", "1_0", "-0", "+1.5", "1e3", "inf", "-Infinity",
-                                 "nan", ".5", "1.", " 1_0 ", "0_1", "\t0-1 ", "1_0.00 ", "00_7", "0__1"])
+VALID_STRINGS = ("1", "0.5", " 2 ", "\u00a01\u3000", "1_0", "-0", "+1.5", "1e3", "inf", "-Infinity",
+                 "nan", ".5", "1.", " 1_0 ", "0_1", "\t0-1 ", "1_0.00 ", "00_7", "0__1")
 # Numbers between the whitespace pydantic trims beyond ASCII's (a runtime's own strip() may keep it).
 NON_ASCII_PADDING = st.text("".join(c for c in PYDANTIC_WHITESPACE if c > "\x7f"), min_size=1, max_size=2)
 _OPTIONAL_PADDING: st.SearchStrategy[str] = pooled((1, ("",)), (1, NON_ASCII_PADDING))
@@ -250,10 +258,10 @@ def padded_number(draw: st.DrawFn) -> str:
 # A fifth each, the fixed ones pooled: small ints, other numbers, booleans, valid strings, padded numbers.
 valid_value = pooled(
     (10, ("0", "1", "-1", "2", "-2", "3", "-3")), (14, ("0.5", "-0.0", "1e400", "12345678901234567890", "NaN")),
-    (35, ("true", "false")), (70, _string(VALID_STRINGS)), (70, _string(padded_number())),
+    (35, ("true", "false")), (2, json_strings(VALID_STRINGS)), (70, _string(padded_number())),
 )
 MIXED_KEYS = {"a": "a", "b": "b", "c": "c", "r": "reward", "d": "d"}
-_MIXED_VALUES = st.lists(valid_value, min_size=1, max_size=5)
+_MIXED_VALUES = lists_of(valid_value, min_size=1, max_size=5)
 # Every key's name in one string choice (a letter each), not a pick per pair.
 _MIXED_NAMES = {size: st.text("".join(MIXED_KEYS), min_size=size, max_size=size) for size in range(1, 6)}
 

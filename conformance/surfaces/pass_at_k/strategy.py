@@ -45,10 +45,12 @@ odd_reward = pooled(*ODD_FIXED[:5], (27, st.floats().map(lambda v: {"reward": v}
 ODD_TABLE = [value for weight, values in ODD_FIXED for value in values for _ in range(weight)]
 
 # How many attempts a job makes: a handful, or as often enough for the multiples of five and 16, or one (no
-# pass@k). With it, one job in four whose tasks each have their own number of attempts (one pick for both).
+# pass@k). With it, one job in four whose tasks each have their own number of attempts (one pick for both). In
+# ascending order, so a shrink goes to the fewest attempts, and to even ones: the simplest job is one trial.
+ATTEMPT_WEIGHTS = {1: 5, 2: 7, 3: 7, 4: 7, 5: 7, 6: 7, 8: 5, 10: 5, 12: 5, 16: 5, 20: 5, 25: 5}
 UNEVEN = (False, False, False, True)
-ATTEMPTS_UNEVEN = pooled((7, [(attempts, uneven) for attempts in (2, 3, 4, 5, 6) for uneven in UNEVEN]),
-                         (5, [(attempts, uneven) for attempts in (1, 8, 10, 12, 16, 20, 25) for uneven in UNEVEN]))
+ATTEMPTS_UNEVEN = pooled(*((weight, [(attempts, uneven) for uneven in UNEVEN])
+                           for attempts, weight in ATTEMPT_WEIGHTS.items()))
 MODES = ("binary", "few", "few", "many")
 
 

@@ -7,7 +7,8 @@ come up. On top of what the verifier leaves, a step sometimes has a
 ``min_reward`` (mostly thresholds its rewards sit on, above or below), an
 agent that raises during the step, or a test script that raises; one trial
 in ten runs with the verifier disabled. One trial in four is a telling one
-(:func:`_telling_trial`), built from a seed it draws.
+(:func:`_telling_trial`), built from a seed it draws. A step is a plain function of the trial's draw:
+its shape one pick, its values built from a seed (:func:`step`).
 """
 
 from __future__ import annotations
@@ -16,18 +17,15 @@ import json
 import math
 import random
 import struct
-from functools import cache
 
 from hypothesis import strategies as st
 
 from conformance.strategies.picks import pick
-from conformance.strategies.weights import pooled, weighted
 from conformance.surfaces.reward_parse.strategy import reward_json as any_reward_json
 from conformance.surfaces.reward_parse.strategy import reward_txt as any_reward_txt
 
-KEYS = st.sampled_from(["reward", "reward", "x", "accuracy", "b", "a"])
 # What a stage raises (as the surface's Raised): a timeout, built-in exceptions, harbor's agent exit error.
-RAISED = st.sampled_from(["timeout", "timeout", "RuntimeError", "ValueError", "OSError", "NonZeroAgentExitCodeError"])
+RAISED = ("timeout", "timeout", "RuntimeError", "ValueError", "OSError", "NonZeroAgentExitCodeError")
 
 
 def _json_bytes(rewards: dict) -> bytes:
@@ -59,24 +57,36 @@ def _good_step(seed: int) -> dict:
     return {"reward_json": _json_bytes({rng.choice(KEY_POOL): _value(rng) for _ in range(rng.randrange(4))})}
 
 
-# What a verifier leaves (also a job.result trial's outcome: no step-only keys here).
+# What a verifier leaves when it works.
 good_step = st.integers(0, 2**32 - 1).map(_good_step)
 # What else a verifier leaves: no reward file, a timeout, null, {}, an empty file, or any reward file.
 ODD_FILES: tuple[dict[str, object], ...] = (
     {}, {"raises": "timeout"}, {"reward_json": b"null"}, {"reward_json": b"{}"}, {"reward_txt": b""})
 odd_reward_files = (any_reward_txt.map(lambda data: {"reward_txt": data}),
                     any_reward_json.map(lambda data: {"reward_json": data}))
-# Three steps in four a good reward, the seven odd ones alike in the fourth; pooled, so a fixed one is one choice.
-verifier_step = pooled((21, good_step), (1, ODD_FILES), *((1, files) for files in odd_reward_files))
 
-# Thresholds: mostly values rewards take (so a reward sits on, above or below one), ints among them. Strategies
-# are built once, not in the draw (one built there is built and validated again on every draw).
-# One in ten non-finite or far out; else a value rewards take (half, pooled) or any float in [-2, 2].
+# Thresholds: one in ten non-finite or far out; else, alike, a value rewards take (so a reward sits on, above or
+# below one, ints among them) or any float in [-2, 2].
 FAR_THRESHOLDS = (float("nan"), float("inf"), float("-inf"), 2**53, -(2**53), 1e-16)
 NEAR_THRESHOLDS = (0, 1, 0.0, 0.5, 1.0, 0.25, -0.0, -1, 2)
-THRESHOLDS = pooled((3, FAR_THRESHOLDS), (9, NEAR_THRESHOLDS), (81, st.floats(-2, 2, allow_nan=False)))
-# One threshold, or a table of them by key, alike.
-min_reward = weighted((1, THRESHOLDS), (1, st.dictionaries(KEYS, THRESHOLDS, max_size=2)))
+KEY_POOL = ("reward", "reward", "x", "accuracy", "b", "a")
+
+
+def _threshold_value(rng: random.Random) -> float | int:
+    share = rng.randrange(20)
+    if share < 2:
+        return rng.choice(FAR_THRESHOLDS)
+    if share < 11:
+        return rng.choice(NEAR_THRESHOLDS)
+    value = rng.uniform(-2, 2)
+    return round(value, rng.randrange(1, 4)) if rng.randrange(2) else value
+
+
+def _min_reward(rng: random.Random) -> object:
+    """Any threshold: one, or a table of up to two of them by key, alike."""
+    if rng.randrange(2):
+        return _threshold_value(rng)
+    return {key: _threshold_value(rng) for key in rng.sample(KEY_POOL, rng.randrange(3))}
 
 
 def _threshold(value: object) -> bool:
@@ -97,50 +107,59 @@ def own_rewards(drawn: dict) -> dict:
     return {}
 
 
-NUDGES = st.sampled_from(["on", "on", "below", "above"])
-
-
-@cache
-def _key_lists(keys: tuple[str, ...]) -> st.SearchStrategy[list[str]]:
-    return st.lists(st.sampled_from(keys), min_size=1, max_size=2, unique=True)
-
-
-def own_min_reward(draw: st.DrawFn, rewards: dict) -> object:
-    """A threshold on the step's own reward: the value itself (the boundary), or the float next to it."""
+def _own_min_reward(rng: random.Random, rewards: dict) -> object:
+    """A threshold on the step's own reward: the value itself (the boundary, one time in two), or the float next
+    to it, below or above; for the reward key alone, or a table of one or two of its keys."""
     keys = sorted(key for key, value in rewards.items() if _threshold(value))
     if not keys:
-        return draw(min_reward)
-    nudge = draw(NUDGES)
+        return _min_reward(rng)
+    nudge = rng.choice(("on", "on", "below", "above"))
 
     def near(value: float) -> float:
         if nudge == "on" or math.isnan(value):
             return value
         return math.nextafter(float(value), -math.inf if nudge == "below" else math.inf)
 
-    if "reward" in keys and draw(st.booleans()):
+    if "reward" in keys and rng.randrange(2):
         return near(rewards["reward"])
-    chosen = draw(_key_lists(tuple(keys)))
-    return {key: near(rewards[key]) for key in chosen}
+    return {key: near(rewards[key]) for key in rng.sample(keys, min(len(keys), 1 + rng.randrange(2)))}
 
 
-# What befalls a step besides its files, as one draw: its test script raises something other than a timeout
-# (one in twelve), its agent raises (one in seven), it has a min_reward (one in six) or one on its own reward
-# (one in six).
-FATES = [(raises, agent, kind) for raises in range(12) for agent in range(7) for kind in range(6)]
+# A step's shape, as one pick: what its verifier leaves (three in four a good reward, else the seven odd kinds
+# alike: the fixed files, any reward.txt, any reward.json), whether its test script raises something other than
+# a timeout (one in eight), whether its agent raises (one in six), and whether it has a min_reward (one in
+# six) or one on its own reward (one in six). The plain good step comes first, where a shrink goes.
+GOOD, FIXED_ODD, ANY_TXT, ANY_JSON = range(4)
+LEAVES = (GOOD,) * 21 + (FIXED_ODD, ANY_TXT, ANY_JSON)
+NO_MIN, ANY_MIN, OWN_MIN = range(3)
+THRESHOLD_KINDS = (ANY_MIN, OWN_MIN, NO_MIN, NO_MIN, NO_MIN, NO_MIN)
+SHAPES = sorted(((leaves, raises == 0, agent == 0, kind) for leaves in LEAVES for raises in range(8)
+                 for agent in range(6) for kind in THRESHOLD_KINDS),
+                key=lambda shape: (shape[1:] != (False, False, NO_MIN), shape[0] != GOOD))
+_SEED = st.integers(0, 2**32 - 1)
 
 
-@st.composite
 def step(draw: st.DrawFn) -> dict:
-    drawn = dict(draw(verifier_step))
-    raises, agent, kind = pick(draw, FATES)
-    if raises == 0:
-        drawn = {"raises": draw(RAISED)}
-    if agent == 0:
-        drawn["agent_raises"] = draw(RAISED)
-    if kind == 0:
-        drawn["min_reward"] = draw(min_reward)
-    elif kind == 1:
-        drawn["min_reward"] = own_min_reward(draw, own_rewards(drawn))
+    """One step: its shape, then a seed its files, exceptions and threshold are built from (a failing trial
+    shrinks by its steps and their shapes: a step's values need no shrinking of their own), then any reward
+    file of the odd kinds."""
+    leaves, raises, agent_raises, threshold = pick(draw, SHAPES)
+    seed = draw(_SEED)
+    rng = random.Random(seed)
+    if raises:
+        drawn: dict = {"raises": rng.choice(RAISED)}
+    elif leaves == GOOD:
+        drawn = _good_step(seed)
+    elif leaves == FIXED_ODD:
+        drawn = dict(rng.choice(ODD_FILES))
+    else:
+        drawn = dict(draw(odd_reward_files[leaves - ANY_TXT]))
+    if agent_raises:
+        drawn["agent_raises"] = rng.choice(RAISED)
+    if threshold == ANY_MIN:
+        drawn["min_reward"] = _min_reward(rng)
+    elif threshold == OWN_MIN:
+        drawn["min_reward"] = _own_min_reward(rng, own_rewards(drawn))
     return drawn
 
 
@@ -191,15 +210,22 @@ def _telling_trial(which: int, seed: int) -> dict:
     return {"strategy": "final", "steps": [_reward_file(rng, key, rng.choice([1.0, 0.5, 0])), last]}
 
 
-# The kind is drawn apart from the seed: Hypothesis draws some seeds again and again.
-telling_trials = st.tuples(st.sampled_from((0, 0, 1, 2, 3, 4, 5, 5)), st.integers(0, 2**32 - 1)).map(
-    lambda drawn: _telling_trial(*drawn))
+# The task's strategy, and one trial in four with the verifier disabled, as one pick.
+SETTINGS = [(strategy, disabled == 3) for strategy in (None, "mean", "final") for disabled in range(4)]
+STEP_COUNTS = (1, 2, 3, 4, 5)
+# Three trials in four are plain (None), the fourth a telling one of these kinds. The kind is drawn apart from
+# the seed: Hypothesis draws some seeds again and again.
+TRIALS = (None,) * 24 + (0, 0, 1, 2, 3, 4, 5, 5)
 
-plain_trials = st.builds(
-    lambda strategy, steps, disabled: {"strategy": strategy, "steps": steps,
-                                       **({"verifier_disabled": True} if disabled else {})},
-    st.sampled_from([None, "mean", "final"]), st.lists(step(), min_size=1, max_size=5),
-    st.integers(0, 9).map(lambda i: i == 0),
-)
-# One trial in four is a telling one.
-multi_step_inputs = weighted((3, plain_trials), (1, telling_trials))
+
+@st.composite
+def _trial(draw: st.DrawFn) -> dict:
+    telling = pick(draw, TRIALS)
+    if telling is not None:
+        return _telling_trial(telling, draw(_SEED))
+    strategy, disabled = pick(draw, SETTINGS)
+    steps = [step(draw) for _ in range(pick(draw, STEP_COUNTS))]
+    return {"strategy": strategy, "steps": steps, **({"verifier_disabled": True} if disabled else {})}
+
+
+multi_step_inputs = _trial()

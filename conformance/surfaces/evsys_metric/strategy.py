@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from conformance.strategies.picks import lists_of, pick
 from conformance.strategies.weights import pooled
-from conformance.surfaces.metric_compute.strategy import CANCELLING, HARD_SUMS, big_int
+from conformance.surfaces.metric_compute.strategy import CANCELLING, HARD_SUMS
 
 OTHER_NAMES = ["pass@0", "Pass@1", "mean", "worst_task"]
 NEAR = [0.0, 1.0, 1, 0, 0.5, 0.1, 0.9999999999999999, 1.0000000000000002, 2, -0.0, -1.0,
@@ -38,9 +38,10 @@ around_threshold = st.sampled_from(THRESHOLD)
 
 # The samples of binary, threshold, window and summation tasks come from a seed the input draws, not from a draw
 # each (they were most of the draws); how many tasks there are is drawn, so a failing input still shrinks by it.
-# Samples of any float or int are drawn one by one: Hypothesis's own choice of floats and ints is what they reach.
+# So do big-int tasks. Tasks of any float or int draw a few values (Hypothesis's own choice of floats and ints
+# is what they reach) and spread them over the tasks from a seed: a failing input shrinks by its values and count.
 SEEDS = st.integers(0, 2**32 - 1)
-TASK_COUNTS = st.integers(0, 6)
+TASK_COUNTS = st.sampled_from(range(7))
 
 
 def _seeded(rng: random.Random, count: int, values: Sequence[Any], fewest: int, most: int) -> list[list]:
@@ -61,8 +62,21 @@ def summation_tasks(draw: st.DrawFn) -> list[list]:
     return tasks
 
 
-# Three samples or more: the mean of two is a halving, exact on a float as on an int.
-big_int_tasks = lists_of(lists_of(big_int, min_size=3, max_size=6), min_size=1, max_size=2)
+
+def _big_int(rng: random.Random) -> int:
+    """An odd int past 2**53 (no float holds it), of either sign, or a small int: a third each."""
+    form = rng.randrange(3)
+    if form == 2:
+        return rng.randint(-3, 3)
+    value = 2 * rng.randint(2**52, 2**65) + 1
+    return value if form == 0 else -value
+
+
+def _big_int_tasks(rng: random.Random) -> list[list]:
+    """One or two tasks of three samples or more (the mean of two is a halving, exact on a float as on an int),
+    from one to three big ints."""
+    values = [_big_int(rng) for _ in range(rng.randint(1, 3))]
+    return _seeded(rng, rng.randint(1, 2), values, 3, 6)
 
 # Digits of other scripts that int() and \d accept: Arabic-Indic, fullwidth, Devanagari.
 _OTHER_DIGITS = [str.maketrans("0123456789", "".join(chr(base + d) for d in range(10)))
@@ -97,14 +111,17 @@ NEAR_NAMES = [_near_names(change) for change in CHANGES]
 # A registered name or another member of a family: each family alike, whatever its number of members.
 registered_name = st.sampled_from([family for family in ("mean_reward", "avg", "pass_rate") for _ in range(6)]
                                   + [f"pass{sep}{k}" for sep in "@^" for k in range(1, 7)])
-ONE_IN_FOUR = st.integers(0, 3)
+ONE_IN_FOUR = st.sampled_from(range(4))
 
 
 KINDS = ("binary", "threshold", "any", "windows", "nothing", "big-ints", "summation", "names", "names")
 NAMES_BY_K = {k: (f"pass@{k}", f"pass^{k}", "pass_rate", f"pass@{k}", f"pass^{k}", "mean_reward") for k in range(1, 5)}
+# No task or up to three empty ones; half the time one with samples among them, at any place (one pick).
+NOTHING = [(empty, None) for empty in range(4) for _ in range(empty + 1)] + [
+    (empty, at) for empty in range(4) for at in range(empty + 1)]
 # Strategies made once: a strategy built inside a draw costs more than the draw.
 SUMMATION_TASKS = summation_tasks()
-ANY_TASKS = {size: lists_of(lists_of(reward, max_size=size), max_size=6) for size in (0, 3, 6)}
+ANY_VALUES = lists_of(reward, min_size=1, max_size=3)
 SEEDED = {"binary": [0.0, 1.0], "threshold": THRESHOLD}
 FEW_TASKS: tuple[list[list[float]], ...] = ([[1.0, 0.0], [0.0, 1.0, 1.0]], [], [[1.0]])
 
@@ -113,23 +130,24 @@ FEW_TASKS: tuple[list[list[float]], ...] = ([[1.0, 0.0], [0.0, 1.0, 1.0]], [], [
 def evsys_inputs(draw: st.DrawFn) -> dict:
     kind = pick(draw, KINDS)
     if kind in ("big-ints", "summation"):  # what they tell apart is in the sums: mostly the mean
-        tasks = draw(big_int_tasks if kind == "big-ints" else SUMMATION_TASKS)
+        tasks = _big_int_tasks(random.Random(draw(SEEDS))) if kind == "big-ints" else draw(SUMMATION_TASKS)
         name = pick(draw, ["mean_reward", "avg"]) if draw(ONE_IN_FOUR) else draw(registered_name)
     elif kind == "windows":  # tasks shorter and longer than k: only the first k samples count for pass@k and pass^k
         k = pick(draw, (1, 2, 3, 4))
         name = pick(draw, NAMES_BY_K[k])
         tasks = _seeded(random.Random(draw(SEEDS)), pick(draw, (1, 2, 3, 4)), THRESHOLD, 1, k + 4)
     elif kind == "nothing":  # no task, or tasks without samples (sometimes one with samples among them)
-        tasks = [[] for _ in range(draw(ONE_IN_FOUR))]
-        if draw(st.booleans()):
-            tasks.insert(draw(st.integers(0, len(tasks))), _seeded(random.Random(draw(SEEDS)), 1, THRESHOLD, 1, 3)[0])
+        empty, at = pick(draw, NOTHING)
+        tasks = [[] for _ in range(empty)]
+        if at is not None:
+            tasks.insert(at, _seeded(random.Random(draw(SEEDS)), 1, THRESHOLD, 1, 3)[0])
         name = draw(registered_name)
     elif kind == "names":  # a name one step from a registered one, over a few fixed tasks: the name is what varies
         tasks = copy.deepcopy(pick(draw, FEW_TASKS))
         name = pick(draw, pick(draw, NEAR_NAMES))
     else:
         most = pick(draw, (0, 3, 6))
-        tasks = (draw(ANY_TASKS[most]) if kind == "any"
-                 else _seeded(random.Random(draw(SEEDS)), draw(TASK_COUNTS), SEEDED[kind], 0, most))
+        values = draw(ANY_VALUES) if kind == "any" else SEEDED[kind]
+        tasks = _seeded(random.Random(draw(SEEDS)), draw(TASK_COUNTS), values, 0, most)
         name = draw(registered_name) if draw(ONE_IN_FOUR) else pick(draw, OTHER_NAMES)
     return {"metric": name, "task_rewards": tasks}

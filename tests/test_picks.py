@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, seed, settings
 from hypothesis import strategies as st
 
-from conformance.strategies.picks import UNIFORM_UP_TO, index, lists_of, pick, uniform
+from conformance.strategies.picks import UNIFORM_UP_TO, draw_index, index, lists_of, pick, pick_each, uniform
 from conformance.strategies.weights import pool, pooled
 
 
@@ -99,3 +99,39 @@ def test_pick_takes_an_item_of_any_length_of_sequence():
     drawn = _drawn(picked(), seeds=1)
     assert {first for first, _ in drawn} == {0, 1, 2}
     assert max(second for _, second in drawn) > 25_000
+
+
+def test_draw_index_is_the_index_strategy_as_a_plain_function():
+    # The same choice scaled the same way: from one seed, both draw the same indexes.
+    @st.composite
+    def plain(draw: st.DrawFn) -> int:
+        return draw_index(draw, 70_000)
+
+    assert _drawn(plain(), seeds=2, examples=50) == _drawn(index(70_000), seeds=2, examples=50)
+    assert find(plain(), lambda at: at > 10) == 11
+
+
+@st.composite
+def _each(draw: st.DrawFn) -> tuple[Any, ...]:
+    return pick_each(draw, "abc", range(1_000), (True, False))
+
+
+def test_pick_each_reaches_every_item_of_every_table_evenly():
+    drawn = _drawn(_each())
+    letters, numbers, flags = zip(*drawn, strict=True)
+    assert set(letters) == set("abc") and set(flags) == {True, False}
+    for table, seen in (("abc", letters), ((True, False), flags)):
+        shares = Counter(seen)
+        assert all(abs(shares[item] / len(seen) - 1 / len(table)) < 0.08 for item in table), shares
+    late = sum(1 for number in numbers if number >= 500)
+    assert 0.4 < late / len(numbers) < 0.6, late
+    # Independent: each letter meets both flags and both halves of the numbers.
+    assert {(letter, flag, number >= 500) for letter, number, flag in drawn} == {
+        (letter, flag, late) for letter in "abc" for flag in (True, False) for late in (True, False)}
+
+
+def test_pick_each_shrinks_to_the_first_of_each_table():
+    assert find(_each(), lambda drawn: True) == ("a", 0, True)
+    # The other tables stay at their first; the bound is met within the scaling's granularity.
+    letter, number, flag = find(_each(), lambda drawn: drawn[1] >= 700)
+    assert (letter, flag) == ("a", True) and 700 <= number < 710, number

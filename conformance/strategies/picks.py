@@ -15,9 +15,10 @@ bytes instead: still one choice, shrinking to the first item.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import cache
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
@@ -31,14 +32,33 @@ UNIFORM_UP_TO = 256
 
 
 @cache
-def index(length: int) -> st.SearchStrategy[int]:
-    """An index into a sequence of ``length`` items (at least one), each as likely as the others."""
+def _raw_index(length: int) -> tuple[st.SearchStrategy[Any], int]:
+    """What an index into ``length`` items is drawn from, and the number of bytes it is scaled from (0: the
+    index itself)."""
     if length <= UNIFORM_UP_TO:
-        return st.sampled_from(range(length))
+        return st.sampled_from(range(length)), 0
     # Enough bytes that no index is likelier than another by more than one part in 256.
     size = (length.bit_length() + 8 + 7) // 8
-    return st.binary(min_size=size, max_size=size).map(
-        lambda raw: int.from_bytes(raw, "big") * length >> (8 * size))
+    return st.binary(min_size=size, max_size=size), size
+
+
+def _scaled(raw: bytes, length: int) -> int:
+    return int.from_bytes(raw, "big") * length >> (8 * len(raw))
+
+
+@cache
+def index(length: int) -> st.SearchStrategy[int]:
+    """An index into a sequence of ``length`` items (at least one), each as likely as the others."""
+    strategy, size = _raw_index(length)
+    return strategy.map(lambda raw: _scaled(raw, length)) if size else strategy
+
+
+def draw_index(draw: st.DrawFn, length: int) -> int:
+    """``draw(index(length))`` without the map's layer of Hypothesis's bookkeeping (the same choice, the same
+    index): a composite that picks from long tables many times spent more on those layers than on the picks."""
+    strategy, size = _raw_index(length)
+    drawn = draw(strategy)
+    return _scaled(drawn, length) if size else int(drawn)
 
 
 def uniform(items: Sequence[T]) -> st.SearchStrategy[T]:
@@ -46,12 +66,26 @@ def uniform(items: Sequence[T]) -> st.SearchStrategy[T]:
     if len(items) <= UNIFORM_UP_TO:
         return st.sampled_from(items)
     values = tuple(items)
-    return index(len(values)).map(values.__getitem__)
+    strategy, _ = _raw_index(len(values))
+    return strategy.map(lambda raw: values[_scaled(raw, len(values))])
 
 
 def pick(draw: st.DrawFn, items: Sequence[T]) -> T:
     """One of ``items`` (not empty), each as likely as the others."""
-    return items[draw(index(len(items)))]
+    return items[draw_index(draw, len(items))]
+
+
+def pick_each(draw: st.DrawFn, *tables: Sequence[Any]) -> tuple[Any, ...]:
+    """One item of each table, as one choice: an index into their product, every combination as likely as the
+    others. Where a composite makes several independent picks, each is a choice Hypothesis tracks, and its
+    fixed work per choice cost more than the pick. The first table varies slowest: a shrink goes to the first
+    item of each, the first table's soonest."""
+    at = draw_index(draw, math.prod(len(table) for table in tables))
+    picked: list[Any] = []
+    for table in reversed(tables):
+        at, item = divmod(at, len(table))
+        picked.append(table[item])
+    return tuple(reversed(picked))
 
 
 def sequence_of(items: Sequence[T], min_size: int = 0, max_size: int | None = None) -> st.SearchStrategy[list[T]]:

@@ -20,7 +20,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from conformance.strategies.labels import argument_key
-from conformance.strategies.picks import index, uniform
+from conformance.strategies.picks import draw_index, uniform
 
 
 def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
@@ -28,14 +28,13 @@ def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[
     # sampled_from, not integers(0, n - 1): Hypothesis draws integers near their bounds far more often, and
     # gave a first branch of weight 1 in 10 a third of the draws.
     table = [strategy for weight, strategy in choices for _ in range(weight)]
-    at = index(len(table))
 
     # A composite, not `flatmap`, which checks and draws the branch through another layer on every draw
     # (multi_step.reward drew a fifth faster without it). Hypothesis makes the same choices: an index, the branch.
     # Labelled by its table: every weighted() shares the function (see conformance.strategies.labels).
     @st.composite
     def branch(draw: st.DrawFn, _key: str = argument_key(weighted, choices, {})) -> Any:
-        return draw(table[draw(at)])
+        return draw(table[draw_index(draw, len(table))])
 
     return branch()
 
@@ -78,10 +77,10 @@ def pool(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> Callab
     Hypothesis's bookkeeping around them (where many values are drawn, that layer cost more than the choices)."""
     table = _table(choices)
     drawn = [isinstance(entry, st.SearchStrategy) for entry in table]
-    at = index(len(table))
+    length = len(table)
 
     def value(draw: st.DrawFn) -> Any:
-        where = draw(at)
+        where = draw_index(draw, length)
         return draw(table[where]) if drawn[where] else table[where]
 
     return value

@@ -14,13 +14,16 @@ own, so one input holds several chances to tell an implementation apart.
 from __future__ import annotations
 
 import functools
+import itertools
+import math
+import random
 from typing import Any
 
 from hypothesis import strategies as st
 
 from conformance.strategies.labels import composite
-from conformance.strategies.picks import pick, sequence_of
-from conformance.strategies.weights import pooled, weighted
+from conformance.strategies.picks import lists_of, pick, pick_each, sequence_of
+from conformance.strategies.weights import pool, pooled, weighted
 
 LONG = 2**63
 # Magnitudes whose sum depends on the order and method of addition, and ints at
@@ -46,12 +49,25 @@ reward_value = pooled(*REWARD_VALUES)
 KEY_NAMES = ("reward", "reward", "accuracy", "pass", "a", "b", "Z", "", "ü", "reward_1", "10", "9")
 KEYS = st.sampled_from(KEY_NAMES)
 
-reward_dict = st.dictionaries(KEYS, reward_value, max_size=3)
+# A reward dict: no key or up to three distinct ones in any order, each size alike, as one pick; then a value
+# each (st.dictionaries draws a choice for each key's being there, and draws again a key already drawn).
+_NAMES = tuple(dict.fromkeys(KEY_NAMES))
+KEY_ORDERS = [order for size in range(4) for order in itertools.permutations(_NAMES, size)
+              for _ in range(math.perm(len(_NAMES), 3) // math.perm(len(_NAMES), size))]
+_REWARD_VALUE = pool(*REWARD_VALUES)
+
+
+@st.composite
+def _reward_dict(draw: st.DrawFn) -> dict:
+    return {key: _REWARD_VALUE(draw) for key in pick(draw, KEY_ORDERS)}
+
+
+reward_dict = _reward_dict()
 
 # A trial of the common job, one key everywhere: without a result (null or {}) half the time, else a value.
 _NULL, _EMPTY = object(), object()
 same_key_trial = pooled((81, (_NULL, _EMPTY)), *REWARD_VALUES)
-same_key_trials = st.lists(same_key_trial, max_size=12)
+same_key_trials = lists_of(same_key_trial, max_size=12)
 
 
 @st.composite
@@ -63,7 +79,7 @@ def same_key_rewards(draw: st.DrawFn) -> list:
 # The everyday lists: one key everywhere or several, null trials and empty dicts, any value.
 everyday = weighted(
     (1, same_key_rewards()),
-    (1, st.lists(weighted((1, st.none()), (1, reward_dict)), max_size=10)),
+    (1, lists_of(weighted((1, st.none()), (1, reward_dict)), max_size=10)),
     (1, sequence_of(AWKWARD_FLOATS + AWKWARD_INTS, max_size=12).map(
         lambda values: [{"reward": value} for value in values])),
 )
@@ -75,8 +91,8 @@ everyday = weighted(
 CANCELLING = (1.0, -1.0, 3.0, 0.1, 1e16, -1e16, 1e-16, 2.0**53, -(2.0**53), 1e100, -1e100)
 cancelling = sequence_of(CANCELLING, min_size=2, max_size=6)
 
-# Multisets whose sum differs, in every order, between left-to-right addition,
-# CPython 3.12's compensated sum() and the correctly rounded math.fsum (found by
+# Multisets on which CPython 3.12's compensated sum() parts from another way of
+# adding: the correctly rounded math.fsum, or left-to-right addition (found by
 # exhaustive search over small lists of the magnitudes above).
 HARD_SUMS = (
     (1.0, 1e16, 1e-16), (1.0, -1e16, 1e-16), (1.0, 1e-16, 2.0**53), (0.1, -1e100, -1e100, -1e100),
@@ -98,6 +114,13 @@ def _orders(values: tuple[float, ...]) -> list[tuple[float, ...]]:
 
 # Every order of each, one choice in all (a permutation drawn item by item costs a choice an item).
 hard_sums = st.sampled_from([order for values in HARD_SUMS for order in _orders(values)]).map(list)
+# Which wrong summation each tells: the first four are summed alike left to right and compensated but not by
+# math.fsum (in every order); the others a left-to-right addition gets wrong (in most orders: 15 of 19), the
+# shortest first, where a shrink goes.
+FSUM_APART = HARD_SUMS[:4]
+NAIVE_APART = tuple(sorted(HARD_SUMS[4:], key=len))
+fsum_apart = st.sampled_from([order for values in FSUM_APART for order in _orders(values)]).map(list)
+naive_apart = st.sampled_from([order for values in NAIVE_APART for order in _orders(values)]).map(list)
 
 # Sums that overflow to inf, or come back from it: the compensation is not finite there.
 OVERFLOWING = (1e308, -1e308, 1.7976931348623157e308, 1.0, 1e292)
@@ -105,9 +128,20 @@ overflowing = sequence_of(OVERFLOWING, min_size=2, max_size=4)
 
 # Ints past 2**53 that a float cannot hold (odd ones): an exact int sum divided once, or converted first.
 # Three or more, as the mean of two is a halving, exact on a float as on an int.
-big_int = weighted((1, st.integers(2**52, 2**65).map(lambda v: 2 * v + 1)),
-                   (1, st.integers(2**52, 2**65).map(lambda v: -2 * v - 1)), (1, st.integers(-3, 3)))
-big_ints = st.lists(big_int, min_size=3, max_size=6)
+# Three to six, each an odd int past 2**53 of either sign or a small int (a third each), from a seed: their
+# values need no shrinking of their own (a failing list shrinks by the plan and the columns), and a draw each
+# was most of the plan's cost.
+def _big_ints(seed: int) -> list[int]:
+    rng = random.Random(seed)
+    values = []
+    for _ in range(rng.randint(3, 6)):
+        form = rng.randrange(3)
+        value = 2 * rng.randint(2**52, 2**65) + 1
+        values.append(rng.randint(-3, 3) if form == 2 else value if form == 0 else -value)
+    return values
+
+
+big_ints = st.integers(0, 2**32 - 1).map(_big_ints)
 
 
 @st.composite
@@ -144,14 +178,13 @@ TIES = (-0.0, 0.0, 0, 1, 1.0, 0.5)
 @st.composite
 def ties(draw: st.DrawFn) -> list:
     values = draw(_TIED)
-    where = draw(_QUARTER)
+    where = pick(draw, range(4))
     if where:  # a NaN: first (one in three of them), or between two values, where a sort puts it apart
         values.insert(0 if where == 1 else 1 + draw(_place(len(values) - 2)), float("nan"))
     return values
 
 
 _TIED = sequence_of(TIES, min_size=2, max_size=5)  # a tie takes two
-_QUARTER = st.integers(0, 3)
 
 
 @functools.cache
@@ -171,14 +204,20 @@ def keyed(draw: st.DrawFn, column: st.SearchStrategy[list]) -> list:
     keys = ("reward", "Z", "a")  # several keys come out in code-point order: Z, a, reward
     trials: list = [{key: values[i] for key, values in zip(keys, columns, strict=False) if i < len(values)}
                     for i in range(max(map(len, columns)))]
-    if draw(_QUARTER) == 3:  # not at 0, so that shrinking leaves it out
-        trials.insert(draw(_place(len(trials))), None if draw(st.booleans()) else {})
+    extra = pick(draw, EXTRA_TRIALS)  # the first is none, so that shrinking leaves it out
+    if extra is not _NOT_ADDED:
+        trials.insert(draw(_place(len(trials))), extra)
     return trials
+
+
+# One time in three a trial without a result among them: null or an empty dict alike.
+_NOT_ADDED = object()
+EXTRA_TRIALS: tuple[object, ...] = (_NOT_ADDED,) * 4 + (None, {})
 
 
 @functools.cache
 def _columns(column: st.SearchStrategy[list]) -> st.SearchStrategy[list[list]]:
-    return st.lists(column, min_size=1, max_size=3)
+    return lists_of(column, min_size=1, max_size=3)
 
 
 @st.composite
@@ -192,8 +231,9 @@ _LARGE_INTS = sequence_of([2**53, 2**53 + 1, 2**54, -(2**53), 10**16], min_size=
 _SMALL_INTS = sequence_of([1, 1, 2, 3, -1], min_size=1, max_size=4)
 
 
-# The rarer families weigh more: a sum past the largest float, and ints whose running total leaves the C long.
-float_sums = keyed(weighted((1, hard_sums), (1, cancelling), (2, overflowing)))
+# The rarer families weigh more: a sum past the largest float, and ints whose running total leaves the C long;
+# the hard sums each wrong summation gets wrong weigh as much as the cancelling lists.
+float_sums = keyed(weighted((1, naive_apart), (1, fsum_apart), (1, cancelling), (2, overflowing)))
 int_sums = keyed(weighted((1, big_ints), (2, across_the_long_boundary()), (1, floats_then_ints())))
 tied = keyed(ties())
 
@@ -242,29 +282,39 @@ def shipped_scripts(names: tuple[str, ...] = UV_SCRIPTS) -> dict[str, bytes]:
 
 # Keys as JSON writers spell them differently: non-ASCII (ensure_ascii escapes it, a surrogate pair past
 # the BMP), quotes, backslashes, control characters, and the line separators JSON allows raw.
-JSON_KEYS = st.sampled_from(["reward", "ü", "键", "😀", 'q"uote', "back\\slash", "tab\t", "\u2028", "\x7f"])
+JSON_KEYS = ("reward", "ü", "键", "😀", 'q"uote', "back\\slash", "tab\t", "\u2028", "\x7f")
+# One or two of them in any order, each size alike (one pick).
+_JSON_KEY_ORDERS = [order for size in (1, 2) for order in itertools.permutations(JSON_KEYS, size)
+                    for _ in range(1 if size == 2 else len(JSON_KEYS) - 1)]
 
 
 def _uv_script_inputs() -> st.SearchStrategy[dict]:
     shipped = shipped_scripts(UV_SCRIPTS + ODD_OUTPUT_SCRIPTS)
     if not shipped:
         return st.nothing()
-    # echo_lines.py shows the rewards file byte for byte: it is drawn as often as all the others together,
-    # and it alone gets varied rewards (another script's output says little of them). "missing": a script
-    # the input names but does not ship.
-    others = sorted(name for name in shipped if name != "echo_lines.py")
-    echo = ["echo_lines.py"] * (len(others) + 1) if "echo_lines.py" in shipped else []
+    # echo_lines.py shows the rewards file byte for byte, and pass_rate.py reads them: they get drawn rewards.
+    # "missing": a script the input names but does not ship. The others' output does not depend on the rewards:
+    # they get fixed ones, as drawn ones only made Hypothesis vary the input into runs of the same script, each
+    # a uv run that tells nothing new. An input with fixed rewards has no variations, so these weigh more: every
+    # name twice, echo_lines.py three times.
+    names = ("missing", "missing",
+             *(name for name in sorted(shipped) for _ in range(3 if name == "echo_lines.py" else 2)))
+    drawn_rewards = {"echo_lines.py", "pass_rate.py"}
     # Values as json.dumps spells them: NaN and the infinities as tokens, -0.0, big ints, tiny floats.
-    value = pooled((6, reward_value), (1, (float("nan"), float("inf"), float("-inf"), -0.0, 2**64, 1e-300)))
-    trial = pooled((2, (None,)), (2, reward_dict), (2, st.dictionaries(JSON_KEYS, value, min_size=1, max_size=2)))
-    trials = st.lists(trial, min_size=1, max_size=5)
-    names = ("missing", *echo, *others)
+    value = pool((6, reward_value), (1, (float("nan"), float("inf"), float("-inf"), -0.0, 2**64, 1e-300)))
+
+    @st.composite
+    def json_keyed(draw: st.DrawFn) -> dict:
+        return {key: value(draw) for key in pick(draw, _JSON_KEY_ORDERS)}
+
+    trial = pooled((2, (None,)), (2, reward_dict), (2, json_keyed()))
+    trials = lists_of(trial, min_size=1, max_size=5)
 
     @st.composite
     def inputs(draw: st.DrawFn) -> dict:
-        chosen = pick(draw, names)  # "missing" first: drawn most, and it costs no uv run
+        chosen = pick(draw, names)  # "missing" first: it costs no uv run
         name = sorted(shipped)[0] if chosen == "missing" else chosen
-        rewards = draw(trials) if chosen == "echo_lines.py" else [{"reward": 1}, None]
+        rewards = draw(trials) if chosen in drawn_rewards else [{"reward": 1}, None]
         return {"metric": {"type": "uv-script", "kwargs": {"script_path": name}}, "rewards": rewards,
                 **({"scripts": {name: shipped[name]}} if chosen != "missing" else {})}
 
@@ -276,9 +326,10 @@ uv_script_inputs = st.deferred(_uv_script_inputs)  # one strategy, built on its 
 # -- the inputs --------------------------------------------------------------------------------------------
 
 # Configs with one telling thing odd, each a plan of its own (in odd_configs() it is one draw in many): a
-# built-in type with kwargs its constructor refuses, a type in another case, a null type.
+# built-in type with kwargs its constructor refuses or null kwargs (read as none), a type in another case, a
+# null type.
 kwargs_refused = st.builds(lambda kind, kwargs: {"type": kind, "kwargs": kwargs}, st.sampled_from(BUILTIN),
-                           st.sampled_from([{"x": 1}, {1: "x"}, {"script_path": "metric.py"}, []]))
+                           st.sampled_from([{"x": 1}, {1: "x"}, {"script_path": "metric.py"}, [], None]))
 miscased = st.builds(lambda kind: {"type": kind}, st.sampled_from(["MEAN", "Sum", "mAx", "Min"]))
 null_type: st.SearchStrategy[dict] = st.sampled_from([{"type": None}, {"type": None, "kwargs": {}}])
 
@@ -286,32 +337,31 @@ null_type: st.SearchStrategy[dict] = st.sampled_from([{"type": None}, {"type": N
 # apart, the ties and NaNs that tell extremes apart, and the everyday lists. A plan names its type where one
 # tells: a type drawn within a plan comes out uneven (Hypothesis favours the first), and no trials under
 # `min` is a single input, which a run then draws at most once. Hypothesis draws a few variations of each
-# input it draws afresh, so a plan has about a fifth of its share of fresh draws: each weighs in.
+# input it draws afresh, so a plan has about a fifth of its share of fresh draws: each weighs in, and the float
+# sums, which tell the summations a reimplementation most often gets wrong, weigh twice.
 PLANS: tuple[tuple[str | st.SearchStrategy[dict], st.SearchStrategy[list]], ...] = (
     (odd_configs(), same_key_rewards()), (kwargs_refused, same_key_rewards()), (miscased, same_key_rewards()),
     (null_type, same_key_rewards()),
     ("mean", st.just([])), ("sum", st.just([])), ("min", st.just([])), ("max", st.just([])),
-    ("sum", float_sums), ("mean", float_sums), ("sum", int_sums), ("mean", int_sums), ("sum", keyed(big_ints)),
-    ("mean", keyed(big_ints)), ("min", tied), ("min", tied), ("max", tied), ("max", tied), ("any", everyday),
-    ("any", everyday),
+    ("sum", float_sums), ("sum", float_sums), ("mean", float_sums), ("mean", float_sums), ("sum", int_sums),
+    ("mean", int_sums), ("sum", keyed(big_ints)), ("mean", keyed(big_ints)), ("min", tied), ("min", tied),
+    ("max", tied), ("max", tied), ("any", everyday), ("any", everyday),
 )
 
 
-@st.composite
-def builtin_inputs(draw: st.DrawFn) -> dict:
-    config, lists = pick(draw, PLANS)
-    if isinstance(config, st.SearchStrategy):  # the config fails, or is read as a built-in
-        return {"metric": draw(config), "rewards": draw(lists)}
-    kind = config if config in BUILTIN else pick(draw, BUILTIN)
-    return {"metric": {"type": kind, "kwargs": {}} if draw(st.booleans()) else {"type": kind}, "rewards": draw(lists)}
+# A uv-script metric costs a `uv run` on each side: one input in six (after the others in the table, so that a
+# shrink leaves it out).
+UV_SHARE = (False,) * 5 + (True,)
 
 
 @st.composite
 def metric_inputs(draw: st.DrawFn) -> dict:
-    # A uv-script metric costs a `uv run` on each side: one draw in six (not at an end of the range, which
-    # Hypothesis favours).
-    return draw(uv_script_inputs if draw(_SIXTH) in (3, 8) else _BUILTIN_INPUTS)
-
-
-_SIXTH = st.integers(0, 11)
-_BUILTIN_INPUTS = builtin_inputs()
+    # Whether it is a uv-script metric, the plan, the type a plan leaves open and whether a built-in config
+    # spells out empty kwargs: one pick (each a choice of its own cost more than the picks).
+    uv, (config, lists), kind, spelled = pick_each(draw, UV_SHARE, PLANS, BUILTIN, (False, True))
+    if uv:
+        return draw(uv_script_inputs)
+    if isinstance(config, st.SearchStrategy):  # the config fails, or is read as a built-in
+        return {"metric": draw(config), "rewards": draw(lists)}
+    kind = config if config in BUILTIN else kind
+    return {"metric": {"type": kind, "kwargs": {}} if spelled else {"type": kind}, "rewards": draw(lists)}

@@ -55,5 +55,5 @@ FEATURES = (
     # --disable-verification: no step is verified, whatever its files.
     Feature("verifier disabled", "the trial runs with the verifier disabled",
             lambda value: bool(value.get("verifier_disabled")),
-            minimum={"ci": 0.065, "dev": 0.15, "explore": 0.12}),
+            minimum={"ci": 0.065, "dev": 0.08, "explore": 0.12}),
 )

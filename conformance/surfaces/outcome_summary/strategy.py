@@ -13,9 +13,10 @@ import json
 
 from hypothesis import strategies as st
 
-from conformance.strategies.picks import index, pick, sequence_of, uniform
-from conformance.strategies.weights import pool, pooled, weighted
+from conformance.strategies.picks import pick, pick_each, sequence_of
+from conformance.strategies.weights import pool, weighted
 from conformance.surfaces.job_result.strategy import jobs_without_own_sources
+from conformance.surfaces.metric_compute.strategy import hard_sums
 
 # Values whose means, times small totals, often land exactly on .5 (banker's rounding); and magnitudes
 # far apart, whose sum depends on how it is added (left to right, compensated, correctly rounded).
@@ -27,7 +28,6 @@ ODD = [None, float("nan"), float("inf"), "0.5", True, [0.5], 10**400, -0.0, "x"]
 value = pool((10, ODD), (10, MAGNITUDES), (45, EVEN), (270, st.floats(0, 1)))
 ODD_COUNTS = (None, "3", 2.7, "2.5", -1, True)
 COUNTS = [*ODD_COUNTS, *(n for n in range(8) for _ in range(7))]  # one in ten odd
-count = st.sampled_from(COUNTS)
 # A metric that is no object: the reader tests membership on whatever it is, then indexes it.
 NOT_OBJECTS: tuple[object, ...] = ({}, [], "mean", ["mean"], "max", 0.5)
 # Metric names beside a mean, or instead of it.
@@ -35,14 +35,14 @@ OTHER_METRICS = [(name,) for name in ("max", "min", "sum", "correctness", "speed
     ("max", "min"), ("sum", "correctness"), ("speed", "max")]
 # One in ten no object; else a mean (half), other metrics, or a mean and a max: as one pick of what the metric
 # holds (names whose values are drawn after it, or a whole value that is no object).
-METRIC_FORMS = pooled((4 * 8, [(None, thing) for thing in NOT_OBJECTS]), (108 * 8, ((("mean",), None),)),
+METRIC_FORMS = pool((4 * 8, [(None, thing) for thing in NOT_OBJECTS]), (108 * 8, ((("mean",), None),)),
                       (54, [(names, None) for names in OTHER_METRICS]), (54 * 8, ((("mean", "max"), None),)))
 
 
 # Parts of a document are drawn by plain functions of ``draw``, not strategies of their own: every strategy drawn
 # from is another layer of Hypothesis's bookkeeping, which cost more than the choices within.
 def _metric(draw: st.DrawFn) -> object:
-    names, thing = draw(METRIC_FORMS)
+    names, thing = METRIC_FORMS(draw)
     return thing if names is None else {name: value(draw) for name in names}
 
 
@@ -51,14 +51,10 @@ def _metric(draw: st.DrawFn) -> object:
 # entry's being there.
 EVALS_KEYS = ("a__adhoc", "a__m__ds", "b__adhoc", "oracle__terminal-bench")
 METRIC_COUNTS = (1, 1, 2)
-EVALS_SHAPES = uniform(
+EVALS_SHAPES = (
     [((key, n),) for key in EVALS_KEYS for n in METRIC_COUNTS for _ in range(3 * (len(EVALS_KEYS) - 1))]
     + [((key, n), (other, m)) for key in EVALS_KEYS for other in EVALS_KEYS if other != key
        for n in METRIC_COUNTS for m in METRIC_COUNTS])
-
-
-def _evals(draw: st.DrawFn) -> dict:
-    return {key: {"metrics": [_metric(draw) for _ in range(n)]} for key, n in draw(EVALS_SHAPES)}
 
 
 # Fields harbor writes that the summary never reads: what they hold matters only to how strictly it parses.
@@ -66,46 +62,43 @@ def _evals(draw: st.DrawFn) -> dict:
 UNREAD_KEYS = ("id", "started_at", "n_trials", "reward_stats")
 UNREAD: list[dict[str, object]] = [{}] * (len(UNREAD_KEYS) * len(ODD))
 UNREAD += [{key: odd} for key in UNREAD_KEYS for odd in ODD]
-_UNREAD_PAIRS = uniform([(outer, inner) for outer in UNREAD for inner in UNREAD])  # the document's, stats'
-_COUNT_PAIRS = uniform([(completed, errored) for completed in COUNTS for errored in COUNTS])
-# Which of the five parts a document has, each nine times in ten: the digits of one number, a digit a part (0
-# leaves it out). One choice for the five; a shrink leaves every part out.
+# Which of the five parts a document has, each nine times in ten: the digits of a number, a digit a part (0
+# leaves it out).
 PARTS = ("n_completed_trials", "n_errored_trials", "evals", "stats", "n_total_trials")
-_PRESENT = index(10 ** len(PARTS))
+PRESENT = range(10 ** len(PARTS))
+# How a document is written: as harbor writes it (five in eight), or with a byte-order mark before it, CRLF
+# line ends, no indentation.
+WRITERS = range(8)
+# A document's frame as one pick (pick_each): its parts, the two counts in stats, the total, the document's and
+# stats' unread fields, the evals' shape, how it is written. A shrink leaves every part out.
+_FRAMES = (PRESENT, COUNTS, COUNTS, COUNTS, UNREAD, UNREAD, EVALS_SHAPES, WRITERS)
 
 
-def _document(draw: st.DrawFn) -> dict:
-    digits = draw(_PRESENT)
+def _document(draw: st.DrawFn) -> tuple[dict, int]:
+    """A result document, and how it is written."""
+    digits, completed, errored, total, outer, inner, shape, writer = pick_each(draw, *_FRAMES)
     present = {part for at, part in enumerate(PARTS) if digits // 10**at % 10}
-    stats: dict = {}
-    for name, drawn in zip(("n_completed_trials", "n_errored_trials"), draw(_COUNT_PAIRS), strict=True):
-        if name in present:
-            stats[name] = drawn
+    stats: dict = {name: drawn for name, drawn in (("n_completed_trials", completed), ("n_errored_trials", errored))
+                   if name in present}
     if "evals" in present:
-        stats["evals"] = _evals(draw)
+        stats["evals"] = {key: {"metrics": [_metric(draw) for _ in range(n)]} for key, n in shape}
     document: dict = {"stats": stats} if "stats" in present else {}
     if "n_total_trials" in present:
-        document["n_total_trials"] = draw(count)
-    for part, unread in zip((document, stats), draw(_UNREAD_PAIRS), strict=True):
-        part.update(unread)
-    return document
+        document["n_total_trials"] = total
+    document.update(outer)
+    stats.update(inner)
+    return document, writer
 
 
 def _bytes(document: dict) -> bytes:
     return json.dumps(document, indent=4).encode()
 
 
-# How the document is written: as harbor writes it (five in eight), or with a byte-order mark before it, CRLF
-# line ends, no indentation.
-_WRITERS = st.sampled_from(range(8))
-
-
 def _written(draw: st.DrawFn) -> bytes:
     """A result document as harbor writes it, or now and then as another writer would: a byte-order mark before
     it, CRLF line ends, no indentation."""
-    document = _document(draw)
+    document, writer = _document(draw)
     data = _bytes(document)
-    writer = draw(_WRITERS)
     if writer == 5:
         return b"\xef\xbb\xbf" + data
     if writer == 6:
@@ -114,20 +107,21 @@ def _written(draw: st.DrawFn) -> bytes:
 
 
 # A damaged file: no JSON object at all, random bytes, a byte-order mark before a document, a document cut short.
+# The damage, the file that is no document and the length cut to are one pick.
 DAMAGES = ("plain", "random", "marked", "cut")
-NOT_DOCUMENTS = st.sampled_from((b"", b"[]", b"null"))
+NOT_DOCUMENTS = (b"", b"[]", b"null")
+CUTS = range(1, 41)
 RANDOM_BYTES = st.binary(max_size=20)
-CUTS = st.integers(1, 40)
 
 
 def _damaged(draw: st.DrawFn) -> bytes:
-    damage = pick(draw, DAMAGES)
+    damage, not_document, cut = pick_each(draw, DAMAGES, NOT_DOCUMENTS, CUTS)
     if damage == "plain":
-        return draw(NOT_DOCUMENTS)
+        return bytes(not_document)
     if damage == "random":
         return draw(RANDOM_BYTES)
-    data = _bytes(_document(draw))
-    return b"\xef\xbb\xbf" + data if damage == "marked" else data[:draw(CUTS)]
+    data = _bytes(_document(draw)[0])
+    return b"\xef\xbb\xbf" + data if damage == "marked" else data[:cut]
 
 
 # One job, one mean, a small total: score * total often lands exactly on a half (one pick of the three).
@@ -136,9 +130,11 @@ HALVES = [{"n_total_trials": total,
                      "evals": {"a__adhoc": {"metrics": [{"mean": mean}]}}}}
           for mean in (0.5, 0.25, 0.75, 0.125, 1 / 6) for total in range(1, 9) for errored in (0, 1)]
 halves = st.sampled_from(HALVES)
-# Several means of magnitudes far apart: how they are summed shows in the score. Half the lists hold a
-# large value, a small one and the large one's negative in some order (left to right the small one is lost,
-# compensated it is kept), with more values beside them that a correctly rounded sum adds otherwise.
+# Several means of magnitudes far apart: how they are summed shows in the score. A third of the lists are
+# multisets whose sum differs, in every order, between left-to-right, compensated and correctly rounded addition
+# (metric.compute's hard sums). A third hold a large value, a small one and the large one's negative in some
+# order (left to right the small one is lost, compensated it is kept), with more values beside them that a
+# correctly rounded sum adds otherwise.
 # st.permutations favours orders near the one given, where the small value sits between the large one and its
 # negative: an order drawn uniformly mostly puts it elsewhere, and the sums agree.
 cancelling = st.builds(
@@ -149,7 +145,7 @@ cancelling = st.builds(
 sums = st.builds(
     lambda means, total: {"n_total_trials": total,
                           "stats": {"evals": {"a__adhoc": {"metrics": [{"mean": m} for m in means]}}}},
-    weighted((1, cancelling), (1, sequence_of(MAGNITUDES, min_size=3, max_size=5))),
+    weighted((1, cancelling), (1, sequence_of(MAGNITUDES, min_size=3, max_size=5)), (1, hard_sums)),
     st.integers(1, 4),
 )
 # In twenty draws: one without a file, two damaged files, two whole jobs, three halves, two sums, ten result files.

@@ -17,7 +17,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from conformance.strategies.picks import pick, sequence_of
+from conformance.strategies.picks import pick, pick_each, sequence_of
 from conformance.strategies.weights import pooled
 
 TASKS = ["hello-world", "fix-git", "task-1", "task-2", "task-10", "django__django-11099", "ü-task", "a", "",
@@ -49,8 +49,8 @@ ODD_TABLE = [value for weight, values in ODD_FIXED for value in values for _ in 
 # ascending order, so a shrink goes to the fewest attempts, and to even ones: the simplest job is one trial.
 ATTEMPT_WEIGHTS = {1: 5, 2: 7, 3: 7, 4: 7, 5: 7, 6: 7, 8: 5, 10: 5, 12: 5, 16: 5, 20: 5, 25: 5}
 UNEVEN = (False, False, False, True)
-ATTEMPTS_UNEVEN = pooled(*((weight, [(attempts, uneven) for uneven in UNEVEN])
-                           for attempts, weight in ATTEMPT_WEIGHTS.items()))
+ATTEMPTS_UNEVEN = [(attempts, uneven) for attempts, weight in ATTEMPT_WEIGHTS.items() for uneven in UNEVEN
+                   for _ in range(weight)]
 MODES = ("binary", "few", "few", "many")
 
 
@@ -58,10 +58,10 @@ MODES = ("binary", "few", "few", "many")
 # is odd in a job of many odd ones, the trials' order) comes from a seed drawn per group and per job: a job holds
 # up to hundreds of trials, and a draw for each made generation slow. Seeds are drawn, so a run stays
 # reproducible, and a failing input still shrinks by its groups, tasks and attempts.
-SEEDS = st.integers(0, 2**32 - 1)
-# A group's (agent, model, source) as one pick from their product, and its tasks with their success rates (in
-# tenths: hard tasks fail most attempts, easy ones pass most) as one string choice: a choice each was most of
-# what a draw cost. A task named twice keeps its first rate.
+SEEDS = range(2**32)
+# A group's (agent, model, source), its attempts and unevenness and its seed as one pick (pick_each), and its
+# tasks with their success rates (in tenths: hard tasks fail most attempts, easy ones pass most) as one string
+# choice: a choice each was most of what a draw cost. A task named twice keeps its first rate.
 GROUP_KEYS = [(agent, model, source) for agent in AGENTS for model in MODELS for source in SOURCES]
 RATES = (0, 1, 2, 5, 8, 10)
 RATED_TASKS = sequence_of([(task, rate) for task in TASKS for rate in RATES], min_size=1, max_size=8)
@@ -76,27 +76,26 @@ def _cut_short(outcomes: random.Random, attempts: int) -> int:
 @st.composite
 def trial_sets(draw: st.DrawFn) -> dict:
     trials: list[dict[str, Any]] = []
-    for _ in range(pick(draw, (1, 2, 3))):
-        agent, model, source = pick(draw, GROUP_KEYS)
+    groups, mode, seed = pick_each(draw, (1, 2, 3), MODES, SEEDS)
+    for _ in range(groups):
+        (agent, model, source), (attempts, uneven), group_seed = pick_each(draw, GROUP_KEYS, ATTEMPTS_UNEVEN, SEEDS)
         rates: dict[str, int] = {}
         for task, rate in draw(RATED_TASKS):
             rates.setdefault(task, rate)
-        attempts, uneven = draw(ATTEMPTS_UNEVEN)
         named = {"agent": agent, **({"model": model} if model is not None else {}),
                  **({"source": source} if source is not None else {})}
-        outcomes = random.Random(draw(SEEDS))
+        outcomes = random.Random(group_seed)
         for task, rate in rates.items():
             for _ in range(_cut_short(outcomes, attempts) if uneven else attempts):
                 success = outcomes.randrange(10) < rate
                 reward = float(success) if outcomes.randrange(2) else int(success)
                 trials.append({"task_name": task, **named, "rewards": {"reward": reward}})
-    mode = pick(draw, MODES)
     if mode == "few":  # one or two odd trials: each is alone in deciding what its group becomes
         for _ in range(pick(draw, (1, 2))):
             at = draw(st.integers(0, len(trials) - 1))
             trials[at] = {**trials[at], "rewards": draw(odd_reward)}
     drawn = draw(odd_reward) if mode == "many" else None
-    order = random.Random(draw(SEEDS))
+    order = random.Random(seed)
     if mode == "many":  # one trial in four
         for at in range(len(trials)):
             if order.randrange(4) == 0:

@@ -27,29 +27,27 @@ def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[
     """One of the strategies, each drawn with a chance proportional to its weight (a positive int)."""
     # sampled_from, not integers(0, n - 1): Hypothesis draws integers near their bounds far more often, and
     # gave a first branch of weight 1 in 10 a third of the draws.
-    table = [strategy for weight, strategy in choices for _ in range(weight)]
+    branches = [strategy for weight, strategy in choices for _ in range(weight)]
 
     # A composite, not `flatmap`, which checks and draws the branch through another layer on every draw
     # (multi_step.reward drew a fifth faster without it). Hypothesis makes the same choices: an index, the branch.
     # Labelled by its table: every weighted() shares the function (see conformance.strategies.labels).
     @st.composite
     def branch(draw: st.DrawFn, _key: str = argument_key(weighted, choices, {})) -> Any:
-        return draw(table[draw_index(draw, len(table))])
+        return draw(branches[draw_index(draw, len(branches))])
 
     return branch()
 
 
-Choices = tuple[tuple[int, Sequence[Any] | st.SearchStrategy[Any]], ...]
-
-
-def _table(choices: Choices) -> list[Any]:
-    table: list[Any] = []
+def table(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> list[Any]:
+    """The entries a pool draws from: each strategy, and each plain value, as many times as its weight."""
+    entries: list[Any] = []
     for weight, branch in choices:
         if isinstance(branch, st.SearchStrategy):
-            table += [branch] * weight
+            entries += [branch] * weight
         else:
-            table += [value for value in branch for _ in range(weight)]
-    return table
+            entries += [value for value in branch for _ in range(weight)]
+    return entries
 
 
 def pooled(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
@@ -60,9 +58,8 @@ def pooled(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> st.S
     two (the branch, then the value): in a list of values the choices are most of what a draw costs. The first
     value of the first branch is the one a shrink goes to.
     """
-    table = _table(choices)
-    if not any(isinstance(entry, st.SearchStrategy) for entry in table):
-        return uniform(table)  # the same one choice, without the composite's layer
+    if not any(isinstance(branch, st.SearchStrategy) for _, branch in choices):
+        return uniform(table(*choices))  # the same one choice, without the composite's layer
     value = pool(*choices)
 
     @st.composite
@@ -75,12 +72,12 @@ def pooled(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> st.S
 def pool(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> Callable[[st.DrawFn], Any]:
     """``pooled`` as a plain function of a composite's ``draw``: the same choices, without a strategy's layer of
     Hypothesis's bookkeeping around them (where many values are drawn, that layer cost more than the choices)."""
-    table = _table(choices)
-    drawn = [isinstance(entry, st.SearchStrategy) for entry in table]
-    length = len(table)
+    entries = table(*choices)
+    drawn = [isinstance(entry, st.SearchStrategy) for entry in entries]
+    length = len(entries)
 
     def value(draw: st.DrawFn) -> Any:
         where = draw_index(draw, length)
-        return draw(table[where]) if drawn[where] else table[where]
+        return draw(entries[where]) if drawn[where] else entries[where]
 
     return value

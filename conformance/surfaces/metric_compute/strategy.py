@@ -17,6 +17,7 @@ import functools
 import itertools
 import math
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import strategies as st
@@ -51,9 +52,13 @@ KEYS = st.sampled_from(KEY_NAMES)
 
 # A reward dict: no key or up to three distinct ones in any order, each size alike, as one pick; then a value
 # each (st.dictionaries draws a choice for each key's being there, and draws again a key already drawn).
-_NAMES = tuple(dict.fromkeys(KEY_NAMES))
-KEY_ORDERS = [order for size in range(4) for order in itertools.permutations(_NAMES, size)
-              for _ in range(math.perm(len(_NAMES), 3) // math.perm(len(_NAMES), size))]
+def _key_orders(names: Sequence[str], least: int, most: int) -> list[tuple[str, ...]]:
+    """Every order of ``least`` to ``most`` distinct ``names``, each size as likely as the others."""
+    return [order for size in range(least, most + 1) for order in itertools.permutations(names, size)
+            for _ in range(math.perm(len(names), most) // math.perm(len(names), size))]
+
+
+KEY_ORDERS = _key_orders(tuple(dict.fromkeys(KEY_NAMES)), 0, 3)
 _REWARD_VALUE = pool(*REWARD_VALUES)
 
 
@@ -284,8 +289,7 @@ def shipped_scripts(names: tuple[str, ...] = UV_SCRIPTS) -> dict[str, bytes]:
 # the BMP), quotes, backslashes, control characters, and the line separators JSON allows raw.
 JSON_KEYS = ("reward", "ü", "键", "😀", 'q"uote', "back\\slash", "tab\t", "\u2028", "\x7f")
 # One or two of them in any order, each size alike (one pick).
-_JSON_KEY_ORDERS = [order for size in (1, 2) for order in itertools.permutations(JSON_KEYS, size)
-                    for _ in range(1 if size == 2 else len(JSON_KEYS) - 1)]
+_JSON_KEY_ORDERS = _key_orders(JSON_KEYS, 1, 2)
 
 
 def _uv_script_inputs() -> st.SearchStrategy[dict]:

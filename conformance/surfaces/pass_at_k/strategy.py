@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from conformance.strategies.picks import pick, pick_each, sequence_of
-from conformance.strategies.weights import pooled
+from conformance.strategies.weights import pooled, table
 
 TASKS = ["hello-world", "fix-git", "task-1", "task-2", "task-10", "django__django-11099", "ü-task", "a", "",
          "task-3", "task-4", "B"]
@@ -42,7 +42,7 @@ odd_reward = pooled(*ODD_FIXED[:5], (27, st.floats().map(lambda v: {"reward": v}
 # A job of many odd trials (one in four) gives each the odd reward drawn for the job or, as often, one of the
 # fixed ones chosen by the job's seed: every kind comes up in such a job, for one draw where a draw a trial made
 # generation slow.
-ODD_TABLE = [value for weight, values in ODD_FIXED for value in values for _ in range(weight)]
+ODD_TABLE = table(*ODD_FIXED)
 
 # How many attempts a job makes: a handful, or as often enough for the multiples of five and 16, or one (no
 # pass@k). With it, one job in four whose tasks each have their own number of attempts (one pick for both). In

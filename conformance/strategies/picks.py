@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
+from conformance.strategies.direct import direct
 from conformance.strategies.labels import composite
 
 T = TypeVar("T")
@@ -42,6 +43,13 @@ def _raw_index(length: int) -> tuple[st.SearchStrategy[Any], int]:
     return st.binary(min_size=size, max_size=size), size
 
 
+@cache
+def _drawn_index(length: int) -> tuple[st.SearchStrategy[Any], int]:
+    """``_raw_index`` made direct: only ever called in a draw (see conformance.strategies.direct)."""
+    strategy, size = _raw_index(length)
+    return direct(strategy), size
+
+
 def _scaled(raw: bytes, length: int) -> int:
     return int.from_bytes(raw, "big") * length >> (8 * len(raw))
 
@@ -56,7 +64,7 @@ def index(length: int) -> st.SearchStrategy[int]:
 def draw_index(draw: st.DrawFn, length: int) -> int:
     """``draw(index(length))`` without the map's layer of Hypothesis's bookkeeping (the same choice, the same
     index): a composite that picks from long tables many times spent more on those layers than on the picks."""
-    strategy, size = _raw_index(length)
+    strategy, size = _drawn_index(length)
     drawn = draw(strategy)
     return _scaled(drawn, length) if size else int(drawn)
 

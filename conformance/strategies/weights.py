@@ -19,6 +19,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from conformance.strategies.direct import direct
 from conformance.strategies.labels import argument_key
 from conformance.strategies.picks import draw_index, uniform
 
@@ -32,8 +33,13 @@ def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[
     # A composite, not `flatmap`, which checks and draws the branch through another layer on every draw
     # (multi_step.reward drew a fifth faster without it). Hypothesis makes the same choices: an index, the branch.
     # Labelled by its table: every weighted() shares the function (see conformance.strategies.labels).
+    made = False
+
     @st.composite
     def branch(draw: st.DrawFn, _key: str = argument_key(weighted, choices, {})) -> Any:
+        nonlocal made
+        if not made:  # on the first draw, not at import (see conformance.strategies.direct)
+            branches[:], made = map(direct, branches), True
         return draw(branches[draw_index(draw, len(branches))])
 
     return branch()
@@ -75,8 +81,12 @@ def pool(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> Callab
     entries = table(*choices)
     drawn = [isinstance(entry, st.SearchStrategy) for entry in entries]
     length = len(entries)
+    made = False
 
     def value(draw: st.DrawFn) -> Any:
+        nonlocal made
+        if not made:  # on the first draw, not at import (see conformance.strategies.direct)
+            entries[:], made = [direct(e) if d else e for e, d in zip(entries, drawn, strict=True)], True
         where = draw_index(draw, length)
         return draw(entries[where]) if drawn[where] else entries[where]
 

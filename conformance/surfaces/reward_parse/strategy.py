@@ -28,7 +28,7 @@ from conformance.strategies.unicode_text import (
     unicode_reward_text,
     with_bom,
 )
-from conformance.strategies.weights import pooled, weighted
+from conformance.strategies.weights import pool, pooled, weighted
 from conformance.surfaces.reason_normalize.strategy import code_words, multibyte_code_words
 
 DIGITS = "0123456789"
@@ -214,21 +214,18 @@ def _array(items: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     return lists_of(items, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]")
 
 
-def _object(values: st.SearchStrategy[str], min_size: int = 0) -> st.SearchStrategy[str]:
-    # A list of pairs, not a dict: duplicate keys are drawn as often as real files have them.
-    pairs = lists_of(_pair(values), min_size=min_size, max_size=4)
-    return pairs.map(lambda ps: "{" + ", ".join(ps) + "}")
-
-
 # A third each: common names (pooled, already JSON), any short text, reason-code words.
 COMMON_KEYS = ('"reward"', '"accuracy"', '"pass"', '"a"', '"b"', '""', '" "', '"ü"', '"\\u00fc"', '"reward"', '"a.b"')
-_KEY = pooled((1, COMMON_KEYS), (len(COMMON_KEYS), _string(st.text(max_size=4))),
-              (len(COMMON_KEYS), _string(code_words)))
+_KEY = pool((1, COMMON_KEYS), (len(COMMON_KEYS), _string(st.text(max_size=4))), (len(COMMON_KEYS), _string(code_words)))
 
 
 @composite
-def _pair(draw: st.DrawFn, values: st.SearchStrategy[str]) -> str:
-    return f"{draw(_KEY)}: {draw(values)}"
+def _object(draw: st.DrawFn, values: st.SearchStrategy[str], min_size: int = 0) -> str:
+    """An object as a list of pairs, not a dict: duplicate keys are drawn as often as real files have them.
+    Its size is one pick, then a key and a value a pair (the choices of ``lists_of`` of pairs, without a
+    strategy's layer a pair: an object's pairs were most of what a reward.json cost to draw)."""
+    count = pick(draw, range(min_size, 5))
+    return "{" + ", ".join(f"{_KEY(draw)}: {draw(values)}" for _ in range(count)) + "}"
 
 
 # At most three levels of arrays and objects (st.recursive extends its base log2(max_leaves) + 1 times), four

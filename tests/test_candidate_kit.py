@@ -43,3 +43,32 @@ def test_distinct_keys_keeps_every_repeat_of_a_json_key():
     # A repeat never overwrites a key that is already there under that name.
     assert json.loads('{"a": 1, "a (2)": 5, "a": 2}', object_pairs_hook=distinct_keys) == {
         "a": 1, "a (2)": 5, "a (3)": 2}
+
+
+def _job(metrics: list[dict], scripts: dict[str, bytes] | None = None) -> dict:
+    job: dict = {"agents": [{"name": "nop"}], "metrics": metrics,
+                 "tasks": [{"name": "a", "trials": [{"reward_txt": b"1"}]}]}
+    return job if scripts is None else {**job, "scripts": scripts}
+
+
+def test_a_job_of_built_in_metrics_is_answered_without_a_folder(monkeypatch):
+    from conformance.surfaces.job_result import reference as job_result
+
+    def no_folder(files):
+        raise AssertionError("a folder was made")
+
+    monkeypatch.setattr(job_result, "working_folder", no_folder)
+    answer = job_result.answer(_job([{"type": "max"}, {"type": "mean", "kwargs": {}}]))
+    assert answer["stats"]["evals"]["nop__adhoc"]["metrics"] == [{"max": 1.0}, {"mean": 1.0}]
+    with pytest.raises(AssertionError, match="folder"):
+        job_result.answer(_job([{"type": "max"}], scripts={"m.py": b""}))  # shipped files: a folder still
+
+
+def test_a_uv_script_metric_runs_in_a_fresh_folder_not_the_current_one(tmp_path, monkeypatch):
+    """A script of that name in the current folder is not found: the job's own folder holds only its scripts."""
+    from conformance.surfaces.job_result import reference as job_result
+
+    (tmp_path / "pass_rate.py").write_text("raise SystemExit(0)\n")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match="not found"):
+        job_result.answer(_job([{"type": "uv-script", "kwargs": {"script_path": "pass_rate.py"}}]))

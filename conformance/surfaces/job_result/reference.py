@@ -74,7 +74,7 @@ import math
 from collections.abc import Callable
 from typing import Any, overload
 
-from conformance.kit.candidate import distinct_keys, working_folder
+from conformance.kit.candidate import distinct_keys, reads_files, working_folder
 from conformance.reference.pydantic_float import ValidationError
 from conformance.surfaces.metric_compute.reference import metric_from_config, validate_config
 from conformance.surfaces.pass_at_k import reference as pass_at_k
@@ -525,6 +525,19 @@ def run(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
-    """The reference candidate's answer for job.result, in the folder holding the job's scripts."""
+    """The reference candidate's answer for job.result, in the folder holding the job's scripts when one of its
+    metrics may read a file (a fresh folder costs more than a job of built-in metrics)."""
+    if not _reads_files(request):
+        return compute(request)
     with working_folder(request.get("scripts")):
         return compute(request)
+
+
+def _reads_files(request: dict[str, Any]) -> bool:
+    scripts = request.get("scripts")
+    try:
+        configs = [*(request.get("metrics") or []),
+                   *(metric for dataset in request.get("datasets") or [] for metric in dataset.get("metrics") or [])]
+    except (AttributeError, TypeError):
+        return True  # a malformed job fails as compute() says, in a folder as any other
+    return bool(scripts) or any(reads_files(metric, scripts) for metric in configs)

@@ -28,8 +28,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from conformance.strategies.labels import composite
-from conformance.strategies.picks import pick
-from conformance.strategies.weights import pooled
+from conformance.strategies.picks import pick, pick_each, uniform
+from conformance.strategies.weights import pooled, table
 
 SETS_FILE = Path(__file__).with_name("unicode_sets.json")
 
@@ -73,10 +73,22 @@ def _digit(zero: str, value: int) -> str:
     return chr(ord(zero) + value)
 
 
-_RUNS = {size: st.text("0123456789", min_size=1, max_size=size) for size in (2, 3, 4)}
-# Made once, not in the draw: a strategy made there is made and checked again on every draw.
-# Half the featured zeros, half any script's (pooled: one choice, where one_of builds a strategy per draw).
-ZERO_OF = pooled((len(ZEROS), FEATURED_ZEROS), (len(FEATURED_ZEROS), ZEROS))
+# Half the featured zeros, half any script's: one pick from the table.
+ZERO_TABLE = table((len(ZEROS), FEATURED_ZEROS), (len(FEATURED_ZEROS), ZEROS))
+ZERO_OF = uniform(ZERO_TABLE)
+def seed_digits(seed: int, alphabet: str, count: int) -> str:
+    """``count`` characters of ``alphabet``: the digits of ``seed`` in its base, lowest first. A number's runs of
+    digits drawn as one integer are one choice (a run of text a part was a choice a part), and a shrink of the
+    integer takes them to the alphabet's first character; its low digits vary the most, so they come first."""
+    base, chars = len(alphabet), []
+    for _ in range(count):
+        seed, digit = divmod(seed, base)
+        chars.append(alphabet[digit])
+    return "".join(chars)
+
+
+# The digit values of a number's runs (4, 3 and 2 at most, from three each): the decimal digits of one integer.
+_DIGIT_VALUES = st.integers(0, 10**9 - 1)
 
 
 @st.composite
@@ -84,11 +96,13 @@ def unicode_number(draw: st.DrawFn) -> str:
     """A decimal number in Unicode digits of one script (mostly) or several: integer, with a fraction, an
     exponent, a sign, an underscore between two digits; or a digit-like character that is not a decimal
     digit (to the oracle's Python) put in."""
-    sign, point, exponent, odd, mixed, underscore = pick(draw, _NUMBER_FORMS)
-    script = draw(ZERO_OF)
-    # Each run's digit values are one string choice (ASCII digits, then moved to the script), not one a digit.
-    runs = [draw(_RUNS[4]), draw(_RUNS[3]) if point else None, draw(_RUNS[2]) if exponent else None]
-    parts = ["".join(_digit(draw(ZERO_OF) if mixed else script, int(value)) for value in run) if run else ""
+    (sign, point, exponent, odd, mixed, underscore), sizes = pick_each(draw, _NUMBER_FORMS, _RUN_SIZES)
+    script = pick(draw, ZERO_TABLE)
+    values = seed_digits(draw(_DIGIT_VALUES), "0123456789", 9)
+    # The whole part, the fraction and the exponent take every third digit, each from one of the lowest three.
+    runs = [values[i::3][:size] for i, size in enumerate(sizes)]
+    runs = [run if keep else "" for run, keep in zip(runs, (True, point, bool(exponent)), strict=True)]
+    parts = ["".join(_digit(pick(draw, ZERO_TABLE) if mixed else script, int(value)) for value in run)
              for run in runs]
     gaps = [(i, at) for i, part in enumerate(parts) for at in range(1, len(part))]
     if underscore and gaps:
@@ -98,16 +112,18 @@ def unicode_number(draw: st.DrawFn) -> str:
     if odd:
         at = pick(draw, range(len(body) + 1))
         body = body[:at] + pick(draw, NOT_DIGITS) + body[at:]
-    return sign + body
+    return f"{sign}{body}"
 
 
 # A number's form as one pick (a product of small picks, shrinking to its first entry): its sign, a fraction
 # (half), an exponent (half; its letter's case and its sign), a character that is no digit put in (one in
-# six), digits of several scripts (one in five), an underscore (one in three).
+# six), digits of several scripts (one in five), an underscore (one in three); with it, the lengths of its
+# whole part (1 to 4 digits), fraction (1 to 3) and exponent (1 or 2), all alike.
 EXPONENTS = ("", "", "", "", "", "", "e", "e-", "e+", "E", "E-", "E+")
 _NUMBER_FORMS = [(sign, point, exponent, odd, mixed, underscore) for sign in ("", "", "-", "+")
                  for point in (False, True) for exponent in EXPONENTS for odd in [False] * 5 + [True]
                  for mixed in [False] * 4 + [True] for underscore in (False, False, True)]
+_RUN_SIZES = [(whole, fraction, power) for whole in (1, 2, 3, 4) for fraction in (1, 2, 3) for power in (1, 2)]
 NOT_DIGITS = NEWER_DIGITS + NOT_DECIMAL
 
 

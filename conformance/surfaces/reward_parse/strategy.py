@@ -18,13 +18,14 @@ from typing import Any
 from hypothesis import strategies as st
 
 from conformance.strategies.labels import composite
-from conformance.strategies.picks import lists_of, pick
+from conformance.strategies.picks import lists_of, pick, pick_each
 from conformance.strategies.text_bytes import encoded, encodings, padding, whitespace
 from conformance.strategies.unicode_text import (
     EXPONENTS,
     PYDANTIC_WHITESPACE,
     numeric_string,
     padded,
+    seed_digits,
     unicode_reward_text,
     with_bom,
 )
@@ -37,41 +38,40 @@ DIGITS = "0123456789"
 FOREIGN_DIGITS = "٠١٢٣٤٥٦٧٨٩०१२३४５０１２３𝟏𝟐" + "¹²³Ⅻ"
 
 
-_DIGIT_TEXT = {alphabet: st.text(alphabet, min_size=1, max_size=5) for alphabet in (DIGITS, DIGITS + FOREIGN_DIGITS)}
-
-
-@composite
-def digit_run(draw: st.DrawFn, alphabet: str = DIGITS) -> str:
-    """Digits, sometimes with underscores: between digits (valid), doubled or at an edge (not)."""
-    digits = draw(_DIGIT_TEXT[alphabet])
-    if draw(st.integers(0, 4)) == 0:
-        at = draw(st.integers(0, len(digits)))
-        digits = digits[:at] + pick(draw, ("_", "__")) + digits[at:]
-    return digits
-
-
-# Strategies a composite draws from are made once: one made in the draw is made and checked on every draw.
-_ASCII_RUN, _FOREIGN_RUN = digit_run(), digit_run(DIGITS + FOREIGN_DIGITS)
-_OPTIONAL_RUN = {
-    run: (pooled((1, ("",)), (1, run)), pooled((1, run), (1, ("",)))) for run in (_ASCII_RUN, _FOREIGN_RUN)
-}
+# Digits of each spelling's runs (three of up to five): one integer, read in the alphabet's base.
+_RUN_DIGITS = {alphabet: (alphabet, st.integers(0, len(alphabet) ** 15 - 1))
+               for alphabet in (DIGITS, DIGITS + FOREIGN_DIGITS)}
 
 
 @st.composite
 def decimal_spelling(draw: st.DrawFn) -> str:
-    foreign, shape, exponent = pick(draw, _SPELLING_FORMS)
-    empty_first, run_first = _OPTIONAL_RUN[_FOREIGN_RUN if foreign else _ASCII_RUN]
-    whole, frac = draw(empty_first), draw(empty_first)
+    """A number as float() reads it, or nearly: its shape, digits (foreign ones one time in eight), an exponent,
+    and underscores between digits (valid), doubled or at an edge (not)."""
+    (foreign, shape, exponent), (whole_there, frac_there, power_there), sizes, underscore = pick_each(
+        draw, _SPELLING_FORMS, _RUNS_THERE, _RUN_SIZES, _UNDERSCORES)
+    alphabet, digits = _RUN_DIGITS[DIGITS + FOREIGN_DIGITS if foreign else DIGITS]
+    chars = seed_digits(draw(digits), alphabet, 15)
+    runs = [chars[i::3][:size] for i, size in enumerate(sizes)]  # each run's first digits are the seed's lowest
+    if underscore is not None:
+        i, mark = underscore
+        at = pick(draw, range(len(runs[i]) + 1))
+        runs[i] = runs[i][:at] + mark + runs[i][at:]
+    whole, frac = runs[0] if whole_there else "", runs[1] if frac_there else ""
     body = {"int": whole or "0", "point": f"{whole or '0'}.{frac or '0'}", "lead": f".{frac or '5'}",
             "trail": f"{whole or '1'}."}[shape]
     if exponent:
-        body += exponent + draw(run_first)
+        body += exponent + (runs[2] if power_there else "")
     return body
 
 
-# A spelling's form as one pick: foreign digits (one in eight), its shape, an exponent (half).
+# A spelling's form as one pick: foreign digits (one in eight), its shape, an exponent (half); which of its
+# whole part, fraction and exponent digits are there (each half; a shrink leaves out the first two and keeps
+# the third); each run's length (1 to 5); an underscore (or two) in one run, two times in five.
 _SPELLING_FORMS = [(foreign, shape, exponent) for foreign in [False] * 7 + [True]
                    for shape in ("int", "point", "point", "lead", "trail") for exponent in EXPONENTS]
+_RUNS_THERE = [(whole, frac, power) for whole in (False, True) for frac in (False, True) for power in (True, False)]
+_RUN_SIZES = [(a, b, c) for a in range(1, 6) for b in range(1, 6) for c in range(1, 6)]
+_UNDERSCORES: list[tuple[int, str] | None] = [None] * 9 + [(run, mark) for run in range(3) for mark in ("_", "__")]
 
 
 @st.composite
@@ -210,8 +210,8 @@ json_scalar = pooled(
 )
 
 
-def _array(items: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    return lists_of(items, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]")
+def _array(items: st.SearchStrategy[str], max_size: int = 3) -> st.SearchStrategy[str]:
+    return lists_of(items, max_size=max_size).map(lambda xs: "[" + ", ".join(xs) + "]")
 
 
 # A third each: common names (pooled, already JSON), any short text, reason-code words.
@@ -220,18 +220,21 @@ _KEY = pool((1, COMMON_KEYS), (len(COMMON_KEYS), _string(st.text(max_size=4))), 
 
 
 @composite
-def _object(draw: st.DrawFn, values: st.SearchStrategy[str], min_size: int = 0) -> str:
+def _object(draw: st.DrawFn, values: st.SearchStrategy[str], min_size: int = 0, max_size: int = 4) -> str:
     """An object as a list of pairs, not a dict: duplicate keys are drawn as often as real files have them.
     Its size is one pick, then a key and a value a pair (the choices of ``lists_of`` of pairs, without a
     strategy's layer a pair: an object's pairs were most of what a reward.json cost to draw)."""
-    count = pick(draw, range(min_size, 5))
+    count = pick(draw, range(min_size, max_size + 1))
     return "{" + ", ".join(f"{_KEY(draw)}: {draw(values)}" for _ in range(count)) + "}"
 
 
-# At most three levels of arrays and objects (st.recursive extends its base log2(max_leaves) + 1 times), four
-# inside a document's object: far below scope.JSON_DEPTH_LIMIT, past which the interpreter, not harbor, decides.
-# pydantic refuses any of them as a reward alike; each leaf costs a draw.
-json_value = st.recursive(json_scalar, lambda inner: weighted((1, _array(inner)), (1, _object(inner))), max_leaves=4)
+# Arrays and objects of scalars, or of scalars and such arrays and objects of at most two items: two levels (three
+# inside a document's object), far below scope.JSON_DEPTH_LIMIT, past which the interpreter, not harbor, decides.
+# pydantic refuses any of them as a reward alike, and each leaf costs a draw: half the values are one scalar.
+# Composites of picks, where st.recursive drew a value at twice the cost of a flat object.
+_INNER = weighted((1, _array(json_scalar, 2)), (1, _object(json_scalar, max_size=2)))
+_ITEM = weighted((2, json_scalar), (1, _INNER))
+json_value = weighted((2, json_scalar), (1, _array(_ITEM)), (1, _object(_ITEM)))
 
 JSON_SPACE = ("", "", " ", "\n", "\t", "\r\n", "  \n")  # the whitespace JSON itself allows
 
@@ -248,9 +251,14 @@ NON_ASCII_PADDING = st.text("".join(c for c in PYDANTIC_WHITESPACE if c > "\x7f"
 _OPTIONAL_PADDING: st.SearchStrategy[str] = pooled((1, ("",)), (1, NON_ASCII_PADDING))
 
 
+# Padded, "1_0" and "0_1" go to pydantic's int parse (its float parse refuses them), which drops the underscores
+# among leading zeros too.
+PADDED_NUMBERS = ("1", "0.5", "-2", "1e3", "inf", "1_0", "0_1", "00_7")
+
+
 @st.composite
 def padded_number(draw: st.DrawFn) -> str:
-    return draw(NON_ASCII_PADDING) + pick(draw, ("1", "0.5", "-2", "1e3", "inf", "1_0")) + draw(_OPTIONAL_PADDING)
+    return draw(NON_ASCII_PADDING) + pick(draw, PADDED_NUMBERS) + draw(_OPTIONAL_PADDING)
 
 # A fifth each, the fixed ones pooled: small ints, other numbers, booleans, valid strings, padded numbers. The
 # strings with underscores (where pydantic's float grammar, its int fallback and other parsers part most) weigh
@@ -283,7 +291,8 @@ json_document: st.SearchStrategy[str] = weighted(
     (1, _object(json_scalar)),
     (1, _object(json_value)),
     (1, json_value),
-    (1, _object(_string(weighted((1, numeric_string), (1, code_words))))),  # values pydantic must read, or quote
+    # values pydantic must read, or quote: one or two, so that one telling value is seldom hidden behind another error
+    (1, _object(_string(weighted((1, numeric_string), (1, code_words))), min_size=1, max_size=2)),
     (2, NOT_OBJECTS),
 )
 

@@ -470,6 +470,11 @@ def fresh_machine(folder: Path) -> dict[str, str]:
 def measure(count: int, fresh: bool, only: list[str] | None) -> Results:
     results = Results(machine={"cpus": os.cpu_count(), "python": sys.version.split()[0], "json": wire.CODEC,
                                "load average": os.getloadavg()[0]})
+    # The draws first: after the corpora and the ci generators, the same process drew the strategies a tenth
+    # slower beside the yardstick (its heap and Hypothesis's caches grown), and a fresh process measures what a
+    # run's generation meets.
+    print("strategies' draws", file=sys.stderr)
+    measure_draws(results, only)
     oracle = Oracle(connect(ORACLE))
     in_process = connect("reference")
     behind_exec = connect(EXEC_REFERENCE)
@@ -508,8 +513,6 @@ def measure(count: int, fresh: bool, only: list[str] | None) -> Results:
         for connection in (in_process, behind_exec):
             connection.close()
         oracle.close()
-    print("strategies' draws", file=sys.stderr)
-    measure_draws(results, only)
     if not only:
         with tempfile.TemporaryDirectory() as folder:  # caches of its own: the user's are left alone
             own = {**os.environ, answers.FOLDER_ENV: str(Path(folder) / "answers"),

@@ -8,7 +8,6 @@ import sys
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from conformance.core import surfaces
@@ -16,20 +15,11 @@ from conformance.strategies.direct import direct
 from conformance.strategies.labels import composite
 from conformance.strategies.picks import draw_index, lists_of
 from conformance.strategies.weights import pooled, weighted
+from tests.drawing import drawn
 
 
 def _drawn(strategy: st.SearchStrategy[Any], count: int = 150) -> list[Any]:
-    values: list[Any] = []
-
-    @seed(3)
-    @settings(max_examples=count, database=None, phases=[Phase.generate], deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def draw(value: Any) -> None:
-        values.append(value)
-
-    draw()
-    return values
+    return drawn(strategy, seeds=1, examples=count, first_seed=3)
 
 
 def test_a_lazy_strategy_loses_its_wrapper_and_keeps_its_draws():

@@ -6,27 +6,17 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, find, given, seed, settings
+from hypothesis import find
 from hypothesis import strategies as st
 
 from conformance.strategies.picks import UNIFORM_UP_TO, draw_index, index, lists_of, pick, pick_each, uniform
 from conformance.strategies.weights import pool, pooled
+from tests.drawing import drawn
 
 
 def _drawn(strategy: st.SearchStrategy[Any], seeds: int = 4, examples: int = 300) -> list[Any]:
     """What ``strategy`` draws in the generate phase (as a run draws), over a few seeds."""
-    values: list[Any] = []
-    for number in range(seeds):
-
-        @seed(number)
-        @settings(max_examples=examples, database=None, phases=[Phase.generate], deadline=None,
-                  suppress_health_check=list(HealthCheck))
-        @given(strategy)
-        def draw(value: Any) -> None:
-            values.append(value)
-
-        draw()
-    return values
+    return drawn(strategy, seeds, examples)
 
 
 @pytest.mark.parametrize("length", [UNIFORM_UP_TO, 1_000, 100_000])

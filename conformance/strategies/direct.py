@@ -13,6 +13,8 @@ loads its plugins, and an import should stay cheap.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hypothesis import strategies as st
@@ -24,3 +26,8 @@ def direct(strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         strategy = inner
     return strategy
 
+
+def direct_later(values: Sequence[Any]) -> Callable[[], list[Any]]:
+    """A function giving ``values`` with each strategy among them made direct: made on its first call (in a
+    draw), the same list on every call after."""
+    return functools.cache(lambda: [direct(v) if isinstance(v, st.SearchStrategy) else v for v in values])

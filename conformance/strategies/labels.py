@@ -23,7 +23,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from hypothesis import strategies as st
 
-from conformance.strategies.direct import direct
+from conformance.strategies.direct import direct_later
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -51,10 +51,6 @@ def _part(value: Any) -> str:
     return type(value).__qualname__  # an object() marker: no repr that is the same in every process
 
 
-def _direct(value: Any) -> Any:
-    return direct(value) if isinstance(value, st.SearchStrategy) else value
-
-
 def composite(definition: Callable[Concatenate[st.DrawFn, P], T]) -> Callable[P, st.SearchStrategy[T]]:
     """``st.composite``, labelled by its arguments as well as its function."""
 
@@ -62,14 +58,12 @@ def composite(definition: Callable[Concatenate[st.DrawFn, P], T]) -> Callable[P,
     def factory(*args: P.args, **kwargs: P.kwargs) -> st.SearchStrategy[T]:
         key = argument_key(definition, args, kwargs)
 
-        made: list[tuple[Any, dict[str, Any]]] = []
+        # The strategies among the arguments, direct from the first draw on.
+        positional, named = direct_later(args), direct_later(list(kwargs.values()))
 
         # Hypothesis's label of a function counts its defaults: the key makes this one's label.
         def draw_with(draw: st.DrawFn, _key: str = key) -> T:
-            if not made:  # the strategies among the arguments, direct from the first draw on
-                made.append((tuple(map(_direct, args)), {name: _direct(value) for name, value in kwargs.items()}))
-            direct_args, direct_kwargs = made[0]
-            return definition(draw, *direct_args, **direct_kwargs)
+            return definition(draw, *positional(), **dict(zip(kwargs, named(), strict=True)))
 
         draw_with.__name__, draw_with.__qualname__ = definition.__name__, definition.__qualname__
         return st.composite(draw_with)()

@@ -28,7 +28,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from conformance.strategies.labels import composite
-from conformance.strategies.picks import pick, pick_each, uniform
+from conformance.strategies.picks import pick, pick_each
 from conformance.strategies.weights import pooled, table
 
 SETS_FILE = Path(__file__).with_name("unicode_sets.json")
@@ -75,16 +75,22 @@ def _digit(zero: str, value: int) -> str:
 
 # Half the featured zeros, half any script's: one pick from the table.
 ZERO_TABLE = table((len(ZEROS), FEATURED_ZEROS), (len(FEATURED_ZEROS), ZEROS))
-ZERO_OF = uniform(ZERO_TABLE)
-def seed_digits(seed: int, alphabet: str, count: int) -> str:
-    """``count`` characters of ``alphabet``: the digits of ``seed`` in its base, lowest first. A number's runs of
-    digits drawn as one integer are one choice (a run of text a part was a choice a part), and a shrink of the
-    integer takes them to the alphabet's first character; its low digits vary the most, so they come first."""
+
+
+def seed_runs(seed: int, alphabet: str, sizes: tuple[int, ...], longest: int) -> list[str]:
+    """Runs of characters of ``alphabet`` of the given sizes (each at most ``longest``), from the digits of
+    ``seed`` in the alphabet's base: run i takes every len(sizes)-th digit from the i-th lowest on.
+
+    A number's runs of digits drawn as one integer are one choice (a run of text a part was a choice a part),
+    and a shrink of the integer takes them to the alphabet's first character; the low digits vary the most,
+    so each run starts with them.
+    """
     base, chars = len(alphabet), []
-    for _ in range(count):
+    for _ in range(len(sizes) * longest):
         seed, digit = divmod(seed, base)
         chars.append(alphabet[digit])
-    return "".join(chars)
+    every = len(sizes)
+    return ["".join(chars[i::every][:size]) for i, size in enumerate(sizes)]
 
 
 # The digit values of a number's runs (4, 3 and 2 at most, from three each): the decimal digits of one integer.
@@ -98,9 +104,7 @@ def unicode_number(draw: st.DrawFn) -> str:
     digit (to the oracle's Python) put in."""
     (sign, point, exponent, odd, mixed, underscore), sizes = pick_each(draw, _NUMBER_FORMS, _RUN_SIZES)
     script = pick(draw, ZERO_TABLE)
-    values = seed_digits(draw(_DIGIT_VALUES), "0123456789", 9)
-    # The whole part, the fraction and the exponent take every third digit, each from one of the lowest three.
-    runs = [values[i::3][:size] for i, size in enumerate(sizes)]
+    runs = seed_runs(draw(_DIGIT_VALUES), "0123456789", sizes, 3)
     runs = [run if keep else "" for run, keep in zip(runs, (True, point, bool(exponent)), strict=True)]
     parts = ["".join(_digit(pick(draw, ZERO_TABLE) if mixed else script, int(value)) for value in run)
              for run in runs]

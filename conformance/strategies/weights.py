@@ -19,7 +19,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from conformance.strategies.direct import direct
+from conformance.strategies.direct import direct_later
 from conformance.strategies.labels import argument_key
 from conformance.strategies.picks import draw_index, uniform
 
@@ -28,19 +28,15 @@ def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[
     """One of the strategies, each drawn with a chance proportional to its weight (a positive int)."""
     # sampled_from, not integers(0, n - 1): Hypothesis draws integers near their bounds far more often, and
     # gave a first branch of weight 1 in 10 a third of the draws.
-    branches = [strategy for weight, strategy in choices for _ in range(weight)]
+    branches = direct_later([strategy for weight, strategy in choices for _ in range(weight)])
 
     # A composite, not `flatmap`, which checks and draws the branch through another layer on every draw
     # (multi_step.reward drew a fifth faster without it). Hypothesis makes the same choices: an index, the branch.
     # Labelled by its table: every weighted() shares the function (see conformance.strategies.labels).
-    made = False
-
     @st.composite
     def branch(draw: st.DrawFn, _key: str = argument_key(weighted, choices, {})) -> Any:
-        nonlocal made
-        if not made:  # on the first draw, not at import (see conformance.strategies.direct)
-            branches[:], made = map(direct, branches), True
-        return draw(branches[draw_index(draw, len(branches))])
+        table = branches()
+        return draw(table[draw_index(draw, len(table))])
 
     return branch()
 
@@ -78,16 +74,13 @@ def pooled(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> st.S
 def pool(*choices: tuple[int, Sequence[Any] | st.SearchStrategy[Any]]) -> Callable[[st.DrawFn], Any]:
     """``pooled`` as a plain function of a composite's ``draw``: the same choices, without a strategy's layer of
     Hypothesis's bookkeeping around them (where many values are drawn, that layer cost more than the choices)."""
-    entries = table(*choices)
-    drawn = [isinstance(entry, st.SearchStrategy) for entry in entries]
-    length = len(entries)
-    made = False
+    plain = table(*choices)
+    drawn = [isinstance(entry, st.SearchStrategy) for entry in plain]
+    entries, length = direct_later(plain), len(plain)
 
     def value(draw: st.DrawFn) -> Any:
-        nonlocal made
-        if not made:  # on the first draw, not at import (see conformance.strategies.direct)
-            entries[:], made = [direct(e) if d else e for e, d in zip(entries, drawn, strict=True)], True
         where = draw_index(draw, length)
-        return draw(entries[where]) if drawn[where] else entries[where]
+        entry = entries()[where]
+        return draw(entry) if drawn[where] else entry
 
     return value

@@ -25,7 +25,7 @@ from conformance.strategies.unicode_text import (
     PYDANTIC_WHITESPACE,
     numeric_string,
     padded,
-    seed_digits,
+    seed_runs,
     unicode_reward_text,
     with_bom,
 )
@@ -38,9 +38,10 @@ DIGITS = "0123456789"
 FOREIGN_DIGITS = "٠١٢٣٤٥٦٧٨٩०१२३४５０１２３𝟏𝟐" + "¹²³Ⅻ"
 
 
-# Digits of each spelling's runs (three of up to five): one integer, read in the alphabet's base.
-_RUN_DIGITS = {alphabet: (alphabet, st.integers(0, len(alphabet) ** 15 - 1))
-               for alphabet in (DIGITS, DIGITS + FOREIGN_DIGITS)}
+# Digits of each spelling's runs (three of up to five), ASCII or with foreign ones: one integer, read in the
+# alphabet's base.
+_RUN_DIGITS = {foreign: (alphabet, st.integers(0, len(alphabet) ** 15 - 1))
+               for foreign, alphabet in ((False, DIGITS), (True, DIGITS + FOREIGN_DIGITS))}
 
 
 @st.composite
@@ -49,9 +50,8 @@ def decimal_spelling(draw: st.DrawFn) -> str:
     and underscores between digits (valid), doubled or at an edge (not)."""
     (foreign, shape, exponent), (whole_there, frac_there, power_there), sizes, underscore = pick_each(
         draw, _SPELLING_FORMS, _RUNS_THERE, _RUN_SIZES, _UNDERSCORES)
-    alphabet, digits = _RUN_DIGITS[DIGITS + FOREIGN_DIGITS if foreign else DIGITS]
-    chars = seed_digits(draw(digits), alphabet, 15)
-    runs = [chars[i::3][:size] for i, size in enumerate(sizes)]  # each run's first digits are the seed's lowest
+    alphabet, digits = _RUN_DIGITS[foreign]
+    runs = seed_runs(draw(digits), alphabet, sizes, 5)
     if underscore is not None:
         i, mark = underscore
         at = pick(draw, range(len(runs[i]) + 1))

@@ -190,8 +190,8 @@ def test_the_shrinkers_repr_warning_is_filtered_for_the_process_not_swapped_per_
 
     from conformance.run import generate
 
-    generate.quiet_repr_warnings()
-    generate.quiet_repr_warnings()
+    generate.quiet_warnings()
+    generate.quiet_warnings()
     assert sum(1 for f in warnings.filters if f[1] is not None and f[1].pattern == "Generating overly large repr") == 1
     assert any(action == "ignore" and category is HypothesisWarning and message is not None
                and message.match("Generating overly large repr") for action, message, category, *_ in warnings.filters)

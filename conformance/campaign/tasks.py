@@ -15,14 +15,12 @@ import asyncio
 import atexit
 import threading
 import time
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from distributed import WorkerPlugin, get_worker
-from hypothesis.errors import HypothesisDeprecationWarning
 
 from conformance.campaign.plan import Connections, Task
 from conformance.connection.breaker import Breaker
@@ -98,10 +96,6 @@ class CampaignPlugin(WorkerPlugin):
         self._running = 0
         self._stopping = False
         atexit.register(self._close_pairs)  # a worker process that exits without closing its plugins
-        # Hypothesis warns when the global random state changes during a draw; in a worker, Dask's own threads
-        # change it, not the strategies (no strategy uses it; an in-process run has no such warning).
-        warnings.filterwarnings("ignore", "Do not use the `random` module inside strategies",
-                                HypothesisDeprecationWarning)
 
     async def teardown(self, worker: Worker) -> None:
         await asyncio.to_thread(self.stop)  # waiting for a task to stop must not block the worker's event loop

@@ -25,6 +25,12 @@ and findings worth keeping are made into cases with ``conformance promote``.
 A run given an example database (:mod:`conformance.run.examples`) also
 saves its findings there and replays them first the next time, whoever
 found them (a campaign's shard, a pytest run, another certify).
+
+A round does not wait on each answer before the next draw: Hypothesis draws
+in a thread of its own, taking every input as passing, and the inputs are
+asked in batches (:mod:`conformance.run.ahead`); from the first input that
+does not pass, the round runs live from its start, with the same inputs and
+what was already asked, and shrinks as always.
 """
 
 from __future__ import annotations
@@ -35,10 +41,10 @@ import random
 import re
 import threading
 import warnings
-from collections import Counter
-from collections.abc import Callable
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -59,6 +65,8 @@ from conformance.run.stored_inputs import key as stored_key
 
 if TYPE_CHECKING:
     from hypothesis.database import ExampleDatabase
+
+    from conformance.run import ahead
 
 
 @dataclass(frozen=True)
@@ -200,21 +208,29 @@ def inputs_independent_of_imports() -> None:
         _local_constants_off = True
 
 
-def quiet_repr_warnings() -> None:
-    """The shrinker describes a strategy it cannot re-encode a value for, at any length: not for the console.
+def quiet_warnings() -> None:
+    """Hypothesis's warnings that say nothing of the strategies, not for the console: the shrinker describing a
+    strategy it cannot re-encode a value for, at any length; and the global random state changed during a draw,
+    which no strategy does, but another thread does while a round draws ahead (an in-process candidate, a Dask
+    worker's own threads).
 
-    The filter is added (idempotent: warnings keeps one copy) before each round and never taken away: a
+    The filters are added (idempotent: warnings keeps one copy) before each round and never taken away: a
     warnings.catch_warnings() per round would save and restore the process's filters under another thread's feet.
     """
-    from hypothesis.errors import HypothesisWarning
+    from hypothesis.errors import HypothesisDeprecationWarning, HypothesisWarning
 
     warnings.filterwarnings("ignore", "Generating overly large repr", HypothesisWarning)
+    warnings.filterwarnings("ignore", "Do not use the `random` module inside strategies", HypothesisDeprecationWarning)
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
     if isinstance(error, BaseExceptionGroup):
         return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
     return [error]
+
+
+class Taken(Exception):
+    """An input drawn ahead did not pass as it was taken to: its ``target`` score was not 0, or it set none."""
 
 
 class CandidateBroken(Exception):
@@ -245,6 +261,16 @@ class GenerationResult:
         oracle = record.oracle
         if isinstance(oracle, RaisedResult) and surfaces.get(self.surface).rejected(oracle.raised):
             self.rejected += 1
+
+    def counts(self) -> GenerationResult:
+        """A copy of the counts, for :meth:`restore`."""
+        return replace(self, features=Counter(self.features))
+
+    def restore(self, counts: GenerationResult) -> None:
+        """The counts as they were in ``counts``: a round run again live counts its inputs again."""
+        for name in ("inputs_run", "skipped", "skip_reason", "rejected", "drawn", "features", "replayed",
+                     "unanswered", "unanswered_reason"):
+            setattr(self, name, getattr(counts, name))
 
     @property
     def conforms(self) -> bool:
@@ -321,23 +347,13 @@ def _generate(
     budget = surface_budget(profile, surface_name, max_examples)
     result = GenerationResult(surface_name, profile.name, seed, budget)
     drawn_values: list[Any] | None = None
+    sequence: list[Any] | None = None  # inputs stored by an earlier run with the same key, sent without drawing
     if stored is not None:
         claimed = candidate.implementation.scope if candidate.implementation is not None else None
         sequence_key = stored_key(surface_name, profile=profile.name, seed=seed, budget=budget,
                                   claimed=(claimed or {}).get(surface_name))
         sequence = stored.get(sequence_key)
-        if sequence is not None:
-            diverged = _sent_from_store(surface_name, sequence, candidate, oracle, policy, result, on_input)
-            if diverged is None:
-                return result
-            if first_only and diverged[0].outcome is not Outcome.BROKEN and not _unanswered(diverged[0]):
-                # The first divergence, unshrunk, is all that is asked: the one the live run would draw first.
-                record, value = diverged
-                result.findings = [_as_finding(record, surface_name, value)]
-                return result
-            # It does not conform on one of them: live Hypothesis draws them again, then shrinks.
-            result = GenerationResult(surface_name, profile.name, seed, budget, inputs_run=result.inputs_run)
-        else:
+        if sequence is None:
             drawn_values = []
     found: dict[tuple[str, ...], list[tuple[shapes.Shape, CaseLine]]] = {}
     made: dict[tuple[str, ...], int] = {}  # findings made of each kind, dropped ones included
@@ -363,7 +379,8 @@ def _generate(
         new, drawn = _round(surface_name, candidate, oracle, profile, _round_seed(seed, round_number),
                             budget - used, policy, known, full, result, on_input, shrink=not first_only,
                             database=_surface_database(database, surface_name, round_number), observed=observed,
-                            drawn_values=drawn_values if round_number == 0 else None)
+                            drawn_values=drawn_values if round_number == 0 else None,
+                            sequence=sequence if round_number == 0 else None)
         if first_only and new:
             kind = min(new)
             found[kind] = [new[kind]]
@@ -391,32 +408,6 @@ def _generate(
 def _unanswered(record: CaseLine) -> bool:
     """Whether the oracle gave the input no answer to hold the candidate to (it could not start, or failed)."""
     return record.outcome is Outcome.ERROR and record.oracle is None
-
-
-def _sent_from_store(
-    surface_name: str, sequence: list[Any], candidate: Connection, oracle: Oracle, policy: NanPolicy | None,
-    result: GenerationResult, on_input: Callable[[str], None],
-) -> tuple[CaseLine, Any] | None:
-    """The stored inputs run in order, batched as cases are, and counted as drawn ones: None when the candidate
-    conformed on every one (or declined it), else the record of the first it did not conform on, and its input,
-    which ends the replay (an input the oracle gave no answer to ends it too)."""
-    declared = surfaces.get(surface_name).features
-    items = (Input(f"{surface_name}::generated", surface_name, value) for value in sequence)
-    with closing(run_inputs(items, candidate, oracle, policy)) as records:
-        for value, record in zip(sequence, records, strict=False):
-            result.answered(record)
-            on_input(surface_name)
-            if record.outcome is Outcome.SKIP:
-                result.skipped += 1
-                result.skip_reason = result.skip_reason or record.detail or "skipped"
-            elif record.outcome is not Outcome.PASS:
-                result.drawn += 1
-                result.features.update(present(declared, value))
-                return record, value
-            result.drawn += 1
-            result.features.update(present(declared, value))
-            result.replayed += 1
-    return None
 
 
 def _replayed(
@@ -493,75 +484,118 @@ def _round_seed(seed: int, round_number: int) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}:{round_number}".encode()).digest()[:4], "big")
 
 
+@dataclass
+class _Judge:
+    """What a round makes of each input and its record, the same whether the input was drawn live or ahead: the
+    counts, the new findings, and what the live test does with it."""
+
+    surface_name: str
+    known: dict[tuple[str, ...], list[shapes.Shape]]  # the shapes of each kind's findings so far
+    full: set[tuple[str, ...]]  # the kinds that have all the findings they may have
+    result: GenerationResult
+    drawn_values: list[Any] | None
+    latest: dict[tuple[str, ...], tuple[shapes.Shape, CaseLine]] = field(default_factory=dict)
+    calls: int = 0
+    drawn_before_first: int | None = None  # calls when the first new kind appeared
+
+    def take(self, value: Any, record: CaseLine) -> tuple[BaseException | None, float | None]:
+        """``value``'s record counted: what the live test raises for it (None: it passes, as far as Hypothesis
+        is concerned) and the score it gives ``hypothesis.target`` (None: it sets none)."""
+        result = self.result
+        self.calls += 1
+        if self.drawn_values is not None:
+            self.drawn_values.append(value)
+        if self.drawn_before_first is None:  # after it, Hypothesis shrinks: those inputs say nothing of the strategy
+            result.drawn += 1
+            result.features.update(present(surfaces.get(self.surface_name).features, value))
+        result.answered(record)
+        if record.outcome is Outcome.BROKEN:
+            return CandidateBroken(record.detail), None  # nothing more can be learnt from this candidate
+        if _unanswered(record):
+            # No answer to hold the candidate to (the oracle could not start, or failed): no finding of the
+            # candidate's, and no pass either. Shrinking stops at such inputs; the line says how many and why.
+            result.unanswered += 1
+            result.unanswered_reason = result.unanswered_reason or record.detail
+            return None, None
+        score = float(max((m.ulps or 0 for m in record.mismatches), default=0))
+        if record.outcome is Outcome.PASS:
+            return None, score
+        if record.outcome is Outcome.SKIP:
+            result.skipped += 1
+            result.skip_reason = result.skip_reason or record.detail or "skipped"
+            return None, score
+        kind = kind_of(record)
+        if kind in self.full:
+            return None, score  # as many findings of this kind as are kept
+        shape = shapes.shape_of(self.surface_name, value)
+        if any(shapes.covers(shape, seen) for seen in self.known.get(kind, ())):
+            return None, score  # a finding of an earlier round, with something beside it
+        if record.outcome is Outcome.FLAKY and kind in self.latest:
+            return None, score  # one is enough: answers that change say nothing more on a smaller input
+        # Hypothesis replays each minimal failing input last, so the last record of a kind is the minimal one.
+        self.latest[kind] = shape, _as_finding(record, self.surface_name, value)
+        if self.drawn_before_first is None:
+            self.drawn_before_first = self.calls
+        if record.outcome is Outcome.FLAKY:
+            return None, score  # not raised: Hypothesis would shrink and replay an answer that does not hold still
+        return divergence_type(kind)(record.id), score
+
+
+# Records of inputs asked ahead kept for a live run that follows: beyond them, it asks again.
+ASKED_KEPT = 2000
+# Rounds are drawn ahead (conformance.run.ahead); False runs every round live, as tests compare the two.
+DRAW_AHEAD = True
+
+
 def _round(
     surface_name: str, candidate: Connection, oracle: Oracle, profile: Profile, seed: int, budget: int,
     policy: NanPolicy | None, known: dict[tuple[str, ...], list[shapes.Shape]], full: set[tuple[str, ...]],
     result: GenerationResult, on_input: Callable[[str], None], *, shrink: bool = True,
     database: ExampleDatabase | None = None, observed: IO[str] | None = None, drawn_values: list[Any] | None = None,
+    sequence: list[Any] | None = None,
 ) -> tuple[dict[tuple[str, ...], tuple[shapes.Shape, CaseLine]], int]:
     """One Hypothesis run: a new finding of each kind it found (shrunk, with its shape), and how many examples it
     drew before the first.
 
+    The run is drawn ahead (:mod:`conformance.run.ahead`) unless its observations are written: as long as every
+    input passes as taken, nothing waits on an answer; from the first that does not, live Hypothesis runs.
+
     ``known``: the shapes of each kind's findings so far; an input whose shape covers one is no new finding.
     ``full``: the kinds that have all the findings they may have.
     ``drawn_values``: every input is appended to it, in the order drawn.
+    ``sequence``: the inputs the run would draw, stored by an earlier one (:mod:`conformance.run.stored_inputs`):
+    sent in place of drawing ahead.
     """
     import hypothesis
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis.reporting import with_reporter
     from hypothesis.strategies import SearchStrategy
 
-    latest: dict[tuple[str, ...], tuple[shapes.Shape, CaseLine]] = {}
-    calls = 0
-    drawn_before_first: int | None = None  # calls when the first new kind appeared
+    from conformance.run import ahead  # imports Hypothesis
+
     declared = surfaces.get(surface_name).features
+    judge = _Judge(surface_name, known, full, result, drawn_values)
+    drawing: ahead.Ahead | None = None  # set while the test runs ahead, in the drawing thread
+    asked: ahead.Asked | None = None  # what was asked ahead, for the live run
 
     def check(value: Any) -> None:
-        nonlocal calls, drawn_before_first
-        calls += 1
-        if drawn_values is not None:
-            drawn_values.append(value)
-        has = present(declared, value)
-        if drawn_before_first is None:  # after it, Hypothesis shrinks: those inputs say nothing of the strategy
-            result.drawn += 1
-            result.features.update(has)
+        if drawing is not None:  # drawing ahead: every input passes, scores 0, as for a candidate that conforms
+            drawing.put(value)
+            if profile.target_ulps:
+                hypothesis.target(0.0, label="ulps")
+            return
         if observed is not None:
-            for name in has:  # an observation's features (what Tyche charts)
+            for name in present(declared, value):  # an observation's features (what Tyche charts)
                 hypothesis.event(name)
-        record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
-        result.answered(record)
-        on_input(surface_name)
-        if record.outcome is Outcome.BROKEN:
-            raise CandidateBroken(record.detail)  # nothing more can be learnt from this candidate
-        if _unanswered(record):
-            # No answer to hold the candidate to (the oracle could not start, or failed): no finding of the
-            # candidate's, and no pass either. Shrinking stops at such inputs; the line says how many and why.
-            result.unanswered += 1
-            result.unanswered_reason = result.unanswered_reason or record.detail
-            return
-        if profile.target_ulps:
-            hypothesis.target(float(max((m.ulps or 0 for m in record.mismatches), default=0)), label="ulps")
-        if record.outcome is Outcome.PASS:
-            return
-        if record.outcome is Outcome.SKIP:
-            result.skipped += 1
-            result.skip_reason = result.skip_reason or record.detail or "skipped"
-            return
-        kind = kind_of(record)
-        if kind in full:
-            return  # as many findings of this kind as are kept
-        shape = shapes.shape_of(surface_name, value)
-        if any(shapes.covers(shape, seen) for seen in known.get(kind, ())):
-            return  # a finding of an earlier round, with something beside it
-        if record.outcome is Outcome.FLAKY and kind in latest:
-            return  # one is enough: answers that change say nothing more on a smaller input
-        # Hypothesis replays each minimal failing input last, so the last record of a kind is the minimal one.
-        latest[kind] = shape, _as_finding(record, surface_name, value)
-        if drawn_before_first is None:
-            drawn_before_first = calls
-        if record.outcome is Outcome.FLAKY:
-            return  # not raised: Hypothesis would shrink and replay an answer that does not hold still
-        raise divergence_type(kind)(record.id)
+        record = asked.take(value) if asked is not None else None
+        if record is None:
+            record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
+            on_input(surface_name)
+        raised, score = judge.take(value, record)
+        if score is not None and profile.target_ulps:
+            hypothesis.target(score, label="ulps")
+        if raised is not None:
+            raise raised
 
     phases = [Phase.explicit] + ([Phase.reuse] if database is not None else []) + [Phase.generate] + (
         [Phase.shrink] if shrink else []) + (
@@ -572,9 +606,11 @@ def _round(
     inputs: SearchStrategy[Any] = surfaces.get(surface_name).inputs()
     if claimed is not None and claimed.get(surface_name):
         inputs = scope.restrict(inputs, claimed, surface_name).filter(scope.in_scope)
+    drawn_ahead = observed is None and DRAW_AHEAD
+    deferred = ahead.DeferredDatabase(database) if database is not None and drawn_ahead else None
     configured = settings(
         max_examples=budget,
-        database=database,
+        database=deferred if deferred is not None else database,
         deadline=None,
         derandomize=False,
         phases=phases,
@@ -588,12 +624,41 @@ def _round(
     # The seed inside the settings: @seed alone turns the example database off, the settings given after it
     # put it back.
     test: Callable[[], None] = configured(hypothesis.seed(seed)(property_test))
-    try:
-        # findings go to the report, not to stdout
-        inputs_independent_of_imports()
-        quiet_repr_warnings()
-        with with_reporter(lambda _message: None), recording(observed):
+
+    def quietly() -> None:  # findings go to the report, not to stdout
+        with with_reporter(lambda _message: None):
             test()
+
+    inputs_independent_of_imports()
+    quiet_warnings()
+    if drawn_ahead:
+        saved, drawn_so_far = result.counts(), len(drawn_values) if drawn_values is not None else 0
+        source: Iterable[Any] = sequence if sequence is not None else ahead.Ahead(quietly)
+        if isinstance(source, ahead.Ahead):
+            drawing = source
+            drawing.start()
+        raised, taken = _asked_ahead(surface_name, source, candidate, oracle, policy, judge, profile, on_input,
+                                     replayed=sequence is not None)
+        whole = raised is None and (drawing is None or drawing.error is None)  # every input passed as taken
+        drawing = None
+        if deferred is not None and whole:  # its writes are what the live run would have written
+            deferred.apply()
+        elif deferred is not None:  # the live run that follows writes its own
+            deferred.drop()
+        if not whole and not shrink and isinstance(raised, Divergence):
+            on_input(surface_name)  # unshrunk, the first divergence is all that is asked (can it be told apart?)
+            whole = True
+        if whole:
+            return judge.latest, (judge.drawn_before_first if judge.drawn_before_first is not None else budget)
+        # Live from the start: the same inputs again up to the one that did not pass as taken, answered as asked.
+        result.restore(saved)
+        if drawn_values is not None:
+            del drawn_values[drawn_so_far:]
+        judge = _Judge(surface_name, known, full, result, drawn_values)
+        asked = ahead.Asked(lambda value: finding_id(surface_name, value), taken)
+    try:
+        with recording(observed):
+            quietly()
     except BaseException as error:  # noqa: B036 - Hypothesis raises groups; anything else is reported
         if isinstance(error, KeyboardInterrupt):
             raise
@@ -603,4 +668,44 @@ def _round(
             result.error = str(broken[0])[:4000]
         elif others:
             result.error = f"{type(others[0]).__name__}: {others[0]}"[:4000]
-    return latest, (drawn_before_first if drawn_before_first is not None else budget)
+    return judge.latest, (judge.drawn_before_first if judge.drawn_before_first is not None else budget)
+
+
+def _asked_ahead(
+    surface_name: str, values: Iterable[Any], candidate: Connection, oracle: Oracle, policy: NanPolicy | None,
+    judge: _Judge, profile: Profile, on_input: Callable[[str], None], *, replayed: bool,
+) -> tuple[BaseException | None, list[tuple[Any, CaseLine]]]:
+    """``values`` asked in batches as they come, each record judged as the live test would, up to the first that
+    does not pass as taken (the live test raises for it, or scores it other than 0): what the live test raises
+    for that one (a ``Taken`` for a score or a missing score; None when every input passed as taken), and the
+    inputs before it with their records (up to ASKED_KEPT). A drawing thread is stopped before this returns."""
+    from conformance.run import ahead
+
+    sent: deque[Any] = deque()
+    taken: list[tuple[Any, CaseLine]] = []
+
+    def items() -> Iterator[Input]:
+        for value in values:
+            sent.append(value)
+            yield Input(f"{surface_name}::generated", surface_name, value)
+
+    try:
+        with closing(run_inputs(items(), candidate, oracle, policy)) as records:
+            for record in records:
+                value = sent.popleft()
+                raised, score = judge.take(value, record)
+                if raised is None and profile.target_ulps and score != 0.0:
+                    raised = Taken(f"target score {score}")
+                if raised is not None:
+                    # Left for the live run to ask as it asks every input (and to tell as asked): a candidate
+                    # whose answers change with the order it is asked in is then judged on what it answers live.
+                    return raised, taken
+                on_input(surface_name)
+                if len(taken) < ASKED_KEPT:
+                    taken.append((value, record))
+                if replayed:
+                    judge.result.replayed += 1
+    finally:
+        if isinstance(values, ahead.Ahead):
+            values.close()
+    return None, taken

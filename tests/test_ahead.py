@@ -48,7 +48,12 @@ def _stored(folder: Path) -> list[str]:
     return [p.read_text() for p in sorted(folder.glob("**/*.jsonl"))]
 
 
-@pytest.mark.parametrize("surface", sorted(surfaces.SURFACES))
+# metric.compute runs real uv scripts, job.result real jobs: seconds each, so in the slow tier.
+HEAVY = {"metric.compute", "job.result"}
+
+
+@pytest.mark.parametrize("surface", [pytest.param(name, marks=pytest.mark.slow) if name in HEAVY else name
+                                     for name in sorted(surfaces.SURFACES)])
 def test_a_conforming_candidate_is_sent_the_inputs_a_live_round_draws(tmp_path, monkeypatch, surface):
     runs = {}
     for live in (False, True):
@@ -67,7 +72,7 @@ def test_an_explore_round_with_a_database_draws_and_writes_as_a_live_one(monkeyp
     for live in (False, True):
         database = InMemoryExampleDatabase()
         seeded = _generate("tests.wrong_candidates:pass_rate_macro", surface, live=True, monkeypatch=monkeypatch,
-                           profile=EXPLORE, seed=5, budget=40, database=database)
+                           profile=EXPLORE, seed=5, budget=40, database=database, first_only=True)
         assert seeded.findings, "a finding saved to the database"
         result = _generate("reference", surface, live=live, monkeypatch=monkeypatch, profile=EXPLORE, seed=5,
                            budget=40, database=database)
@@ -114,7 +119,7 @@ def test_no_drawing_thread_outlives_a_round_cut_short(monkeypatch):
         generate.generate("reason.normalize", connection, oracle, profile=CI, seed=0, max_examples=500,
                           on_input=interrupt)
     assert not _draw_threads()
-    _generate("tests.flaky_candidates:always_wrong", "reward.parse", live=False, monkeypatch=monkeypatch)
+    _generate("tests.wrong_candidates:pass_rate_macro", "evsys.metric", live=False, monkeypatch=monkeypatch)
     assert not _draw_threads()
 
 
@@ -171,3 +176,23 @@ def test_database_writes_wait_for_the_run_to_stand():
     assert not set(inner.fetch(b"k"))
     dropped.save(b"k", b"live")
     assert set(inner.fetch(b"k")) == {b"live"}
+
+
+def test_a_crash_that_ends_the_run_ahead_is_taken_as_it_came(tmp_path, monkeypatch):
+    """The candidate crashes on its sixth request only (tests/chaos_candidate.py counts them). A live round meets
+    the crash on its sixth input; the round drawn ahead too, and its live run takes that record rather than
+    asking again (a restart; a hang would cost a whole time limit), so it finds the crash a live round finds."""
+    import json
+    import sys
+
+    chaos = Path(__file__).resolve().parent / "chaos_candidate.py"
+    findings = {}
+    for live in (False, True):
+        folder = tmp_path / ("live" if live else "ahead")
+        folder.mkdir()
+        (folder / "plan.json").write_text(json.dumps({"runs": ["ok"] * 5 + ["crash"]}))
+        result = _generate(f"exec:{sys.executable} {chaos} {folder / 'plan.json'}", "reward.parse", live=live,
+                           monkeypatch=monkeypatch, budget=20)
+        findings[live] = [(f.outcome, f.id) for f in result.findings], result.inputs_run
+    assert findings[False] == findings[True]
+    assert [outcome for outcome, _ in findings[True][0]] == ["crash"]

@@ -59,7 +59,7 @@ from conformance.report.model import CaseLine, GeneratedLine, Generation, Raised
 from conformance.run import shapes, simplify
 from conformance.run.observations import recording
 from conformance.run.observations import start as observed_to
-from conformance.run.runner import Input, Oracle, run_input, run_inputs
+from conformance.run.runner import ASKED_AGAIN, Input, Oracle, run_input, run_inputs
 from conformance.run.stored_inputs import InputStore
 from conformance.run.stored_inputs import key as stored_key
 
@@ -577,6 +577,7 @@ def _round(
     judge = _Judge(surface_name, known, full, result, drawn_values)
     drawing: ahead.Ahead | None = None  # set while the test runs ahead, in the drawing thread
     asked: ahead.Asked | None = None  # what was asked ahead, for the live run
+    told = 0  # inputs told of (on_input) ahead: the live run's first ``told`` inputs are the same ones
 
     def check(value: Any) -> None:
         if drawing is not None:  # drawing ahead: every input passes, scores 0, as for a candidate that conforms
@@ -590,8 +591,9 @@ def _round(
         record = asked.take(value) if asked is not None else None
         if record is None:
             record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
-            on_input(surface_name)
         raised, score = judge.take(value, record)
+        if judge.calls > told:
+            on_input(surface_name)
         if score is not None and profile.target_ulps:
             hypothesis.target(score, label="ulps")
         if raised is not None:
@@ -645,15 +647,15 @@ def _round(
             deferred.apply()
         elif deferred is not None:  # the live run that follows writes its own
             deferred.drop()
-        if not whole and not shrink and isinstance(raised, Divergence):
-            on_input(surface_name)  # unshrunk, the first divergence is all that is asked (can it be told apart?)
-            whole = True
+        # Unshrunk, the first divergence is all that is asked (whether the candidate can be told apart at all).
+        whole = whole or (not shrink and isinstance(raised, Divergence))
         if whole:
             return judge.latest, (judge.drawn_before_first if judge.drawn_before_first is not None else budget)
         # Live from the start: the same inputs again up to the one that did not pass as taken, answered as asked.
         result.restore(saved)
         if drawn_values is not None:
             del drawn_values[drawn_so_far:]
+        told = judge.calls
         judge = _Judge(surface_name, known, full, result, drawn_values)
         asked = ahead.Asked(lambda value: finding_id(surface_name, value), taken)
     try:
@@ -678,7 +680,8 @@ def _asked_ahead(
     """``values`` asked in batches as they come, each record judged as the live test would, up to the first that
     does not pass as taken (the live test raises for it, or scores it other than 0): what the live test raises
     for that one (a ``Taken`` for a score or a missing score; None when every input passed as taken), and the
-    inputs before it with their records (up to ASKED_KEPT). A drawing thread is stopped before this returns."""
+    inputs asked with their records for the live run to take (up to ASKED_KEPT). Each record judged is told
+    of (``on_input``). A drawing thread is stopped before this returns."""
     from conformance.run import ahead
 
     sent: deque[Any] = deque()
@@ -694,15 +697,16 @@ def _asked_ahead(
             for record in records:
                 value = sent.popleft()
                 raised, score = judge.take(value, record)
+                on_input(surface_name)
                 if raised is None and profile.target_ulps and score != 0.0:
                     raised = Taken(f"target score {score}")
-                if raised is not None:
-                    # Left for the live run to ask as it asks every input (and to tell as asked): a candidate
-                    # whose answers change with the order it is asked in is then judged on what it answers live.
-                    return raised, taken
-                on_input(surface_name)
-                if len(taken) < ASKED_KEPT:
+                # An answer that ends the run ahead is left for the live run to ask again, as it asks every
+                # input: a candidate whose answers change with the order it is asked in is then judged on what it
+                # answers live. A crash or a timeout (a restart, a whole time limit) is taken as it came.
+                if len(taken) < ASKED_KEPT and (raised is None or record.outcome not in ASKED_AGAIN):
                     taken.append((value, record))
+                if raised is not None:
+                    return raised, taken
                 if replayed:
                     judge.result.replayed += 1
     finally:

@@ -123,8 +123,9 @@ def mutants(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """What a run costs on this machine: rates per surface, examples per second, whole runs, memory (a table)."""
-    session.install("-e", ".[fast]")
+    """What a run costs on this machine: rates per surface, examples per second, whole runs, memory, the test
+    suite's time (a table)."""
+    session.install("-e", ".[fast,test]")
     session.run("python", "-m", "conformance.bench", *session.posargs)
 
 

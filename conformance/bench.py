@@ -544,7 +544,7 @@ def test_suite_times(checkout: Path) -> dict[str, float]:
         done = subprocess.run([sys.executable, "-m", "pytest", "-n", "auto", "-q", "-p", "no:cacheprovider",
                                *options], cwd=checkout, capture_output=True, text=True)
         if done.returncode != 0:
-            raise RuntimeError(f"the tests failed ({name}): {done.stdout[-2000:]}")
+            raise RuntimeError(f"the tests failed ({name}): {(done.stdout + done.stderr)[-2000:]}")
         times[name] = time.perf_counter() - started
     return times
 
@@ -645,12 +645,18 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     results = measure(args.inputs, not args.no_fresh, args.surface)
     checkout = Path(__file__).resolve().parent.parent
+    failed = None  # the tests' failure ends the bench, after the figures measured before it are written
     if not args.no_tests and not args.surface and (checkout / "tests").is_dir():
         print("the test suite", file=sys.stderr)
-        results.tests = test_suite_times(checkout)
+        try:
+            results.tests = test_suite_times(checkout)
+        except RuntimeError as error:
+            failed = str(error)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(results.__dict__, indent=2) + "\n")
     print(table(results))
+    if failed is not None:
+        raise SystemExit(failed)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from conformance import bench
 from conformance.core import surfaces
 
@@ -107,3 +111,20 @@ def test_a_fresh_machine_run_and_the_examples_rate_are_read_against_their_target
         "fresh machine ÷ cached certify": (1.5, 1.6),
         "oracle environments a fresh machine makes": (0, 1),
     }
+
+
+def test_a_failing_test_suite_ends_the_bench_after_its_figures_are_written(tmp_path, monkeypatch, capsys):
+    """Whole runs take minutes: tests that fail at the end (or cannot start) cost none of the figures before."""
+    measured = bench.Results(machine={"cpus": 2})
+    measured.draws_per_second = {"reward.parse": 123.0}
+    monkeypatch.setattr(bench, "measure", lambda *args: measured)
+
+    def failing(checkout):
+        raise RuntimeError("the tests failed (offline): No module named pytest")
+
+    monkeypatch.setattr(bench, "test_suite_times", failing)
+    written = tmp_path / "bench.json"
+    with pytest.raises(SystemExit, match="No module named pytest"):
+        bench.main(["--json", str(written)])
+    assert json.loads(written.read_text())["draws_per_second"] == {"reward.parse": 123.0}
+    assert "| surface |" in capsys.readouterr().out

@@ -72,3 +72,29 @@ def test_a_uv_script_metric_runs_in_a_fresh_folder_not_the_current_one(tmp_path,
     monkeypatch.chdir(tmp_path)
     with pytest.raises(FileNotFoundError, match="not found"):
         job_result.answer(_job([{"type": "uv-script", "kwargs": {"script_path": "pass_rate.py"}}]))
+
+
+def test_a_uv_script_inside_a_project_leaves_the_project_alone(tmp_path):
+    """A working folder under a TMPDIR inside the user's project (a runner's checkout with its .venv): uv runs the
+    script alone, where it would find the project around the script, replace its .venv with one of the oracle's
+    Python (the suite may be running from it) and write a uv.lock into it."""
+    import subprocess
+    import sys
+
+    from conformance.oracle.environments import script_environment
+    from conformance.reference.uv_script import UvScriptMetric
+
+    project = tmp_path / "runner"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "runner"\nversion = "0.1"\ndependencies = []\n')
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(project / ".venv")], check=True)
+    (project / ".venv" / "kept").write_text("the user's")
+    script = project / "tmp" / "conformance-files-x" / "echo.py"
+    script.parent.mkdir(parents=True)
+    script.write_text("import argparse, json\n"
+                      "p = argparse.ArgumentParser(); p.add_argument('-i'); p.add_argument('-o'); a = p.parse_args()\n"
+                      "json.dump({'lines': open(a.i).read().split('\\n')}, open(a.o, 'w'))\n")
+    assert script_environment()["UV_NO_PROJECT"] == "1"
+    assert UvScriptMetric(script).compute([{"reward": 1}, None]) == {"lines": ['{"reward": 1}', "null", ""]}
+    assert (project / ".venv" / "kept").read_text() == "the user's"
+    assert not (project / "uv.lock").exists()

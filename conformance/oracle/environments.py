@@ -134,7 +134,11 @@ def script_environment() -> dict[str, str]:
     harbor runs ``uv run SCRIPT`` for uv-script metrics and needs ``uv`` on
     PATH; the suite provides its own. UV_PYTHON makes every side run a script
     with the oracle's CPython, so a script's result cannot differ by which
-    Python each side happens to find.
+    Python each side happens to find. UV_NO_PROJECT keeps uv from looking for
+    a project around the script: a working folder under a TMPDIR inside the
+    user's project would otherwise have uv sync that project's environment
+    with the oracle's CPython, replacing a ``.venv`` of another Python (the
+    one the suite may be running from) and writing a ``uv.lock`` there.
     """
     env = dict(os.environ)
     if named := os.environ.get(PYTHON_ENV):
@@ -145,6 +149,7 @@ def script_environment() -> dict[str, str]:
     except OracleSetupError:
         pass  # nothing to run scripts with; a uv-script metric will say so when it runs
     env.setdefault("UV_NO_PROGRESS", "1")
+    env["UV_NO_PROJECT"] = "1"
     return env
 
 

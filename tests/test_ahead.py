@@ -196,3 +196,20 @@ def test_a_crash_that_ends_the_run_ahead_is_taken_as_it_came(tmp_path, monkeypat
         findings[live] = [(f.outcome, f.id) for f in result.findings], result.inputs_run
     assert findings[False] == findings[True]
     assert [outcome for outcome, _ in findings[True][0]] == ["crash"]
+
+
+def test_explore_scores_only_inputs_off_by_ulps(monkeypatch):
+    """A conforming candidate's inputs set no ``target`` score, so Hypothesis keeps no Pareto front of them (with a
+    database it otherwise keeps and shrinks one of equal examples: most of a campaign task's time); a candidate
+    whose floats are off is scored, and its scores are kept there."""
+    def pareto_keys(database: InMemoryExampleDatabase) -> list[bytes]:
+        return [key for key, values in database.data.items() if key.endswith(b".pareto") and values]
+
+    conforming, diverging = InMemoryExampleDatabase(), InMemoryExampleDatabase()
+    _generate("reference", "evsys.metric", live=False, monkeypatch=monkeypatch, profile=EXPLORE, seed=5, budget=40,
+              database=conforming)
+    result = _generate("tests.wrong_candidates:pass_rate_macro", "evsys.metric", live=False,
+                       monkeypatch=monkeypatch, profile=EXPLORE, seed=5, budget=40, database=diverging)
+    assert result.findings and any(m.ulps for f in result.findings for m in f.mismatches)
+    assert not pareto_keys(conforming)
+    assert pareto_keys(diverging)

@@ -203,6 +203,18 @@ def test_an_example_database_that_is_a_file_is_a_usage_error(tmp_path):
         open_database(tmp_path / "f")
 
 
+def test_an_example_database_folder_is_made_when_opened(tmp_path):
+    """A run that saves nothing (a conforming candidate) still leaves the folder its report names, for a replay."""
+    from conformance.errors import UsageError
+    from conformance.run.examples import open_database
+
+    open_database(tmp_path / "runs" / "examples")
+    assert (tmp_path / "runs" / "examples").is_dir()
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(UsageError, match="file/examples"):
+        open_database(tmp_path / "file" / "examples")
+
+
 # -- a misbehaving candidate is an outcome, not the end of the run ---------------------
 
 

@@ -42,6 +42,10 @@ def open_database(spec: str | Path) -> ExampleDatabase:
     path = Path(text).expanduser()
     if path.exists() and not path.is_dir():
         raise UsageError(f"example database {text}: not a directory")
+    try:  # made now, not at the first finding: a run that found nothing still leaves the folder its report names
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"example database {text}: {e.strerror or e}") from None
     return DirectoryBasedExampleDatabase(str(path))
 
 

@@ -18,7 +18,8 @@ Profiles fix the budget and the search:
 
     ci       a fixed seed and budget: the same run every time, a gate
     dev      the default: a fresh random seed each run (recorded, so it can be replayed)
-    explore  a long run that steers toward large ULP distances with ``hypothesis.target``
+    explore  a long run that steers toward large ULP distances with ``hypothesis.target`` (an input
+             is scored when some value of the candidate's is off by ULPs)
 
 A run is reproduced from the profile and seed in the report header alone,
 and findings worth keeping are made into cases with ``conformance promote``.
@@ -230,7 +231,7 @@ def _leaves(error: BaseException) -> list[BaseException]:
 
 
 class Taken(Exception):
-    """An input drawn ahead did not pass as it was taken to: its ``target`` score was not 0, or it set none."""
+    """An input drawn ahead did not pass as it was taken to: it set a ``target`` score."""
 
 
 class CandidateBroken(Exception):
@@ -517,7 +518,10 @@ class _Judge:
             result.unanswered += 1
             result.unanswered_reason = result.unanswered_reason or record.detail
             return None, None
-        score = float(max((m.ulps or 0 for m in record.mismatches), default=0))
+        # Scored only when some value is off by ULPs: a zero gives Hypothesis nothing to climb, yet with an example
+        # database every scored input joins its Pareto front, which it keeps and shrinks at a cost of more than
+        # the run's own inputs (campaign tasks spent three fifths of their time there on a conforming candidate).
+        score = float(max((m.ulps or 0 for m in record.mismatches), default=0)) or None
         if record.outcome is Outcome.PASS:
             return None, score
         if record.outcome is Outcome.SKIP:
@@ -580,10 +584,8 @@ def _round(
     told = 0  # inputs told of (on_input) ahead: the live run's first ``told`` inputs are the same ones
 
     def check(value: Any) -> None:
-        if drawing is not None:  # drawing ahead: every input passes, scores 0, as for a candidate that conforms
+        if drawing is not None:  # drawing ahead: every input passes, unscored, as for a candidate that conforms
             drawing.put(value)
-            if profile.target_ulps:
-                hypothesis.target(0.0, label="ulps")
             return
         if observed is not None:
             for name in present(declared, value):  # an observation's features (what Tyche charts)
@@ -678,8 +680,8 @@ def _asked_ahead(
     judge: _Judge, profile: Profile, on_input: Callable[[str], None], *, replayed: bool,
 ) -> tuple[BaseException | None, list[tuple[Any, CaseLine]]]:
     """``values`` asked in batches as they come, each record judged as the live test would, up to the first that
-    does not pass as taken (the live test raises for it, or scores it other than 0): what the live test raises
-    for that one (a ``Taken`` for a score or a missing score; None when every input passed as taken), and the
+    does not pass as taken (the live test raises for it, or scores it): what the live test raises for that one
+    (a ``Taken`` for a score; None when every input passed as taken), and the
     inputs asked with their records for the live run to take (up to ASKED_KEPT). Each record judged is told
     of (``on_input``). A drawing thread is stopped before this returns."""
     from conformance.run import ahead
@@ -698,7 +700,7 @@ def _asked_ahead(
                 value = sent.popleft()
                 raised, score = judge.take(value, record)
                 on_input(surface_name)
-                if raised is None and profile.target_ulps and score != 0.0:
+                if raised is None and profile.target_ulps and score is not None:
                     raised = Taken(f"target score {score}")
                 # An answer that ends the run ahead is left for the live run to ask again, as it asks every
                 # input: a candidate whose answers change with the order it is asked in is then judged on what it

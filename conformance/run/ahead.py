@@ -3,13 +3,13 @@
 A round asks each input as Hypothesis draws it, one at a time: the draw, the
 two round trips and Hypothesis's own work per example follow one another.
 Yet for a candidate that conforms, what Hypothesis draws depends only on the
-seed, the settings and each example's result (it passed, its ``target``
-score 0): the inputs do not wait on the answers. So a round first runs its
-test in a thread of its own, taking every example as passing, and hands
-each input over as it is drawn (:class:`Ahead`); the round asks them in
-batches, as cases are asked, while the next ones are drawn. On the first
-input that does not pass as taken (a divergence, a score that is not 0, an
-input without an answer), the thread stops and the round runs live
+seed, the settings and each example's result (it passed, and set no
+``target`` score): the inputs do not wait on the answers. So a round first
+runs its test in a thread of its own, taking every example as passing, and
+hands each input over as it is drawn (:class:`Ahead`); the round asks them
+in batches, as cases are asked, while the next ones are drawn. On the first
+input that does not pass as taken (a divergence, a broken candidate, a
+score), the thread stops and the round runs live
 Hypothesis from the start with the same test: it draws the same inputs up
 to that one, their answers are taken from what was asked (:class:`Asked`),
 and it shrinks from there as it always did.

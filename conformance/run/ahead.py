@@ -118,12 +118,13 @@ class Asked:
     def take(self, value: Any) -> CaseLine | None:
         if not self._records:
             return None
-        records = self._records.get(self._key(value))
+        key = self._key(value)
+        records = self._records.get(key)
         if not records:
             return None
         record = records.pop(0)
         if not records:
-            del self._records[self._key(value)]
+            del self._records[key]
         return record
 
 

@@ -45,7 +45,7 @@ import warnings
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, closing
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -269,9 +269,8 @@ class GenerationResult:
 
     def restore(self, counts: GenerationResult) -> None:
         """The counts as they were in ``counts``: a round run again live counts its inputs again."""
-        for name in ("inputs_run", "skipped", "skip_reason", "rejected", "drawn", "features", "replayed",
-                     "unanswered", "unanswered_reason"):
-            setattr(self, name, getattr(counts, name))
+        for each in fields(self):
+            setattr(self, each.name, getattr(counts, each.name))
 
     @property
     def conforms(self) -> bool:
@@ -499,6 +498,9 @@ class _Judge:
     calls: int = 0
     drawn_before_first: int | None = None  # calls when the first new kind appeared
 
+    def __post_init__(self) -> None:
+        self.declared = surfaces.get(self.surface_name).features
+
     def take(self, value: Any, record: CaseLine) -> tuple[BaseException | None, float | None]:
         """``value``'s record counted: what the live test raises for it (None: it passes, as far as Hypothesis
         is concerned) and the score it gives ``hypothesis.target`` (None: it sets none)."""
@@ -508,7 +510,7 @@ class _Judge:
             self.drawn_values.append(value)
         if self.drawn_before_first is None:  # after it, Hypothesis shrinks: those inputs say nothing of the strategy
             result.drawn += 1
-            result.features.update(present(surfaces.get(self.surface_name).features, value))
+            result.features.update(present(self.declared, value))
         result.answered(record)
         if record.outcome is Outcome.BROKEN:
             return CandidateBroken(record.detail), None  # nothing more can be learnt from this candidate

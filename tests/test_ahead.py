@@ -105,7 +105,7 @@ def _draw_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "conformance-draw-ahead"]
 
 
-def test_no_drawing_thread_outlives_a_round_cut_short(monkeypatch):
+def test_no_drawing_goes_on_after_a_round_cut_short(monkeypatch):
     monkeypatch.setattr(generate, "DRAW_AHEAD", True)
     told = []
 
@@ -118,9 +118,10 @@ def test_no_drawing_thread_outlives_a_round_cut_short(monkeypatch):
             pytest.raises(KeyboardInterrupt):
         generate.generate("reason.normalize", connection, oracle, profile=CI, seed=0, max_examples=500,
                           on_input=interrupt)
-    assert not _draw_threads()
+    assert ahead.drawing_now() == 0
     _generate("tests.wrong_candidates:pass_rate_macro", "evsys.metric", live=False, monkeypatch=monkeypatch)
-    assert not _draw_threads()
+    assert ahead.drawing_now() == 0
+    assert len(_draw_threads()) <= ahead.IDLE_KEPT, "threads kept idle for the next rounds, no more"
 
 
 def test_the_drawing_thread_waits_for_room_and_stops_when_closed():
@@ -141,8 +142,55 @@ def test_the_drawing_thread_waits_for_room_and_stops_when_closed():
     values = iter(drawing)
     assert [next(values) for _ in range(3)] == [0, 1, 2]
     drawing.close()
-    assert not _draw_threads() and drawing.error is None
+    assert ahead.drawing_now() == 0 and drawing.error is None
     assert len(drawn) <= ahead.QUEUE_SIZE + 3
+
+
+def _thread_drawing(count: int = 1, after: threading.Event | None = None) -> tuple[ahead.Ahead, list[int]]:
+    """A run drawing ``count`` values (once ``after`` is set), and the identity of the thread it ran in."""
+    ran_in: list[int] = []
+
+    def run() -> None:
+        ran_in.append(threading.get_ident())
+        if after is not None:
+            after.wait(10)
+        for number in range(count):
+            drawing.put(number)
+
+    drawing = ahead.Ahead(run)
+    return drawing, ran_in
+
+
+def test_rounds_one_after_another_draw_in_one_kept_thread():
+    first, first_in = _thread_drawing()
+    first.start()
+    assert list(first) == [0]
+    first.close()
+    second, second_in = _thread_drawing()
+    second.start()
+    assert list(second) == [0]
+    second.close()
+    assert first_in == second_in, "the second round's drawing reuses the thread the first one's ended in"
+    assert ahead.drawing_now() == 0
+
+
+def test_rounds_at_once_each_draw_in_a_thread_and_the_spare_ones_end():
+    together = threading.Event()
+    runs = [_thread_drawing(3, together) for _ in range(ahead.IDLE_KEPT + 2)]
+    for drawing, _ in runs:
+        drawing.start()
+    assert ahead.drawing_now() == len(runs)
+    together.set()
+    for drawing, _ in runs:  # each one's values, however the threads interleave
+        assert list(drawing) == [0, 1, 2]
+    assert len({ran_in[0] for _, ran_in in runs}) == len(runs)
+    for drawing, _ in runs:
+        drawing.close()
+    assert ahead.drawing_now() == 0
+    deadline = time.monotonic() + 10
+    while len(_draw_threads()) > ahead.IDLE_KEPT and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(_draw_threads()) <= ahead.IDLE_KEPT
 
 
 def test_the_values_end_with_the_run_and_its_error_is_kept():

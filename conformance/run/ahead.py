@@ -18,6 +18,12 @@ The example database sees what the live run would have done: reads go
 through, writes wait (:class:`DeferredDatabase`) and are made only when the
 round ran ahead to its end; a round handed over discards them and the live
 run writes its own.
+
+The threads that draw are kept between rounds (:class:`_Drawer`): on a
+thread's first example Hypothesis registers the thread's own random
+generator, and registering runs a full garbage collection, about 30 ms in a
+ci run's heap; a new thread each round paid it each round, a tenth of a
+250-input ``evsys.metric`` round.
 """
 
 from __future__ import annotations
@@ -43,14 +49,63 @@ class StopDrawing(KeyboardInterrupt):
 
 
 _END = object()
+THREAD_NAME = "conformance-draw-ahead"
+IDLE_KEPT = 2  # drawing threads kept waiting for a round: rounds at once in one process are rarely more
+
+
+class _Drawer:
+    """A daemon thread that runs one round's drawing after another, kept idle in between (up to IDLE_KEPT)."""
+
+    _idle: list[_Drawer] = []
+    _lock = threading.Lock()
+    _busy = 0
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], None], threading.Event] | None] = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name=THREAD_NAME, daemon=True).start()
+
+    @classmethod
+    def run(cls, job: Callable[[], None], done: threading.Event) -> None:
+        """``job`` in an idle drawing thread, or a new one; ``done`` is set once it ended and its thread is idle
+        again (so a round that follows at once draws in the same thread)."""
+        with cls._lock:
+            drawer = cls._idle.pop() if cls._idle else None
+            cls._busy += 1
+        (drawer or cls())._jobs.put((job, done))
+
+    @classmethod
+    def busy(cls) -> int:
+        """How many drawing threads run a round now."""
+        with cls._lock:
+            return cls._busy
+
+    def _serve(self) -> None:
+        while (work := self._jobs.get()) is not None:
+            job, done = work
+            try:
+                job()
+            finally:
+                with self._lock:
+                    _Drawer._busy -= 1
+                    kept = len(self._idle) < IDLE_KEPT
+                    if kept:
+                        self._idle.append(self)
+                done.set()
+            if not kept:
+                return
+
+
+def drawing_now() -> int:
+    """How many rounds are being drawn ahead in this process now (none once every round returned)."""
+    return _Drawer.busy()
 
 
 class Ahead:
-    """A Hypothesis run in a thread, its test's values handed over in the order drawn.
+    """A Hypothesis run in a drawing thread, its test's values handed over in the order drawn.
 
     ``run``: the test, run once in the thread from :meth:`start`; its body calls :meth:`put` with each value.
     Iterating gives the values until the run ends; :attr:`error` then holds what it raised, if anything (a live
-    run raises it again). :meth:`close` stops the run at its next value and waits for the thread.
+    run raises it again). :meth:`close` stops the run at its next value and waits for it to end.
     """
 
     def __init__(self, run: Callable[[], None]) -> None:
@@ -58,10 +113,10 @@ class Ahead:
         self._queue: queue.Queue[Any] = queue.Queue(QUEUE_SIZE)
         self._stop = threading.Event()
         self.error: BaseException | None = None
-        self._thread = threading.Thread(target=self._draw, name="conformance-draw-ahead", daemon=True)
+        self._done = threading.Event()
 
     def start(self) -> None:
-        self._thread.start()
+        _Drawer.run(self._draw, self._done)
 
     def put(self, value: Any) -> None:
         while not self._stop.is_set():
@@ -81,12 +136,11 @@ class Ahead:
 
     def close(self) -> None:
         self._stop.set()
-        while self._thread.is_alive():
+        while not self._done.is_set():
             try:  # a put waiting for room sees the flag within a poll; the end marker needs room too
                 self._queue.get(timeout=_POLL)
             except queue.Empty:
                 pass
-        self._thread.join()
 
     def _draw(self) -> None:
         try:

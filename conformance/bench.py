@@ -20,6 +20,10 @@ In one run, on the machine at hand, it measures and prints:
   interpreter on the same inputs (no harness, no protocol: the limit), and
   the ratio of the two;
 - Hypothesis examples per second per surface in the ``ci`` profile;
+- per surface, the inputs per second one campaign worker explores: its tasks
+  one after another (``explore``, 100 examples each, the seeds a campaign
+  gives them, an example database) on the oracle and candidate it keeps, as
+  ``conformance.campaign.tasks`` runs them, without Dask;
 - per surface, the draws per second of its input strategy alone (generate
   phase, no shrinking, no database, several seeds), and its share of a
   yardstick strategy's rate measured in the same process (a ratio, so a busy
@@ -97,13 +101,18 @@ SURFACE_FIGURES = {
     "wire / plain JSON": ("wire_over_plain", True, ""),
     "draws ÷ yardstick": ("draw_share", False, ""),
     "ci examples/s": ("examples_per_second", False, ""),
+    "campaign inputs/s": ("campaign_rate", False, " (one worker)"),
 }
+# How long a surface's campaign tasks run for the campaign figure, at least one whole task: a task's inputs
+# differ in cost (a job's trials), and a worker's rate counts whole tasks, each round's fixed costs included.
+CAMPAIGN_SECONDS = 12.0
 
 
 @dataclass
 class Results:
     rates: dict[str, dict[str, Any]] = field(default_factory=dict)  # surface -> figures
     examples_per_second: dict[str, float] = field(default_factory=dict)
+    campaign_rate: dict[str, float] = field(default_factory=dict)  # surface -> a campaign worker's inputs/s
     yardstick_draws_per_second: float = 0.0
     draws_per_second: dict[str, float] = field(default_factory=dict)  # surface -> its strategy's draws/s
     draw_shares: dict[str, float] = field(default_factory=dict)  # surface -> its draws/s ÷ the yardstick's
@@ -336,6 +345,27 @@ def examples_per_second(surface: str, candidate: Connection, oracle: Oracle) -> 
     return result.inputs_run / (time.perf_counter() - started)
 
 
+def campaign_rate(surface: str, candidate: Connection, oracle: Oracle, seconds: float = CAMPAIGN_SECONDS) -> float:
+    """Inputs per second a campaign worker explores on ``surface``: whole tasks one after another for
+    ``seconds``, each as the worker runs it (conformance.campaign.tasks.run_task, without Dask)."""
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    from conformance.campaign.plan import DEFAULT_TASK_EXAMPLES, task_seed
+    from conformance.run.engine import Engine, Stream
+
+    explore = generation.PROFILES["explore"]
+    with tempfile.TemporaryDirectory() as folder:  # a campaign always has an example database
+        engine = Engine(candidate, oracle, Stream([]), database=DirectoryBasedExampleDatabase(folder))
+        inputs = tasks = 0
+        started = time.perf_counter()
+        while tasks == 0 or time.perf_counter() - started < seconds:
+            _, line = engine.generate(surface, profile=explore, seed=task_seed(1, surface, tasks),
+                                      budget=DEFAULT_TASK_EXAMPLES)
+            inputs += line.inputs_run
+            tasks += 1
+        return inputs / (time.perf_counter() - started)
+
+
 def yardstick() -> Any:
     """What the strategies' draw rates are weighed against, measured in the same process (a busy machine slows
     both): a small dictionary of text keys and numbers."""
@@ -509,6 +539,8 @@ def measure(count: int, fresh: bool, only: list[str] | None) -> Results:
             results.rates[name] = figures
             print(f"{name}: ci examples", file=sys.stderr)
             results.examples_per_second[name] = examples_per_second(name, in_process, oracle)
+            print(f"{name}: a campaign worker", file=sys.stderr)
+            results.campaign_rate[name] = campaign_rate(name, in_process, oracle)
     finally:
         for connection in (in_process, behind_exec):
             connection.close()
@@ -553,8 +585,9 @@ def table(results: Results) -> str:
     """The figures as a Markdown table, with the targets."""
     lines = ["| surface | inputs | wire values per input | in process /s | exec: /s | harbor raw /s | exec ÷ raw "
              "| exec:, recorded oracle /s | oracle alone /s | exec: ÷ slower side | wire coding alone /s "
-             "| wire ÷ plain JSON | ci examples /s | features counted /s | draws /s | draws ÷ yardstick |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| wire ÷ plain JSON | ci examples /s | campaign worker /s | features counted /s | draws /s "
+             "| draws ÷ yardstick |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, f in results.rates.items():
         plain = f"{f.get('wire_over_plain', 0):.1f}"
         if "wire_over_plain_msgspec" in f:
@@ -563,7 +596,8 @@ def table(results: Results) -> str:
                      f"{f['raw']:,.0f} | "
                      f"{f['exec_over_raw']:.2f} | {f['exec_recorded']:,.0f} | {f.get('oracle_alone', 0):,.0f} | "
                      f"{f.get('run_over_slower', 0):.2f} | {f['wire']:,.0f} | {plain} | "
-                     f"{results.examples_per_second.get(name, 0):,.0f} | {f.get('features', 0):,.0f} | "
+                     f"{results.examples_per_second.get(name, 0):,.0f} | {results.campaign_rate.get(name, 0):,.0f} | "
+                     f"{f.get('features', 0):,.0f} | "
                      f"{results.draws_per_second.get(name, 0):,.0f} | {results.draw_shares.get(name, 0):.2f} |")
     lines.append("")
     if results.yardstick_draws_per_second:
@@ -603,6 +637,8 @@ def _against_targets(results: Results) -> Iterator[tuple[str, float, float, bool
             figures["draw_share"] = results.draw_shares[surface]
         if surface in results.examples_per_second:
             figures["examples_per_second"] = results.examples_per_second[surface]
+        if surface in results.campaign_rate:
+            figures["campaign_rate"] = results.campaign_rate[surface]
         for figure, target in surfaces.get(surface).bench.targets.items():
             key, lower_is_better, note = SURFACE_FIGURES[figure]
             if key in figures:

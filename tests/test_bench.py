@@ -99,18 +99,22 @@ def test_the_draws_are_measured_only_for_the_surfaces_asked():
     assert "| draws ÷ yardstick |" in bench.table(results).splitlines()[0]
 
 
-def test_a_fresh_machine_run_and_the_examples_rate_are_read_against_their_targets():
+def test_a_fresh_machine_run_and_the_generators_rates_are_read_against_their_targets():
     results = bench.Results(
         examples_per_second={"reward.parse": 600.0, "job.result": 30.0},
+        campaign_rate={"reward.parse": 300.0, "job.result": 20.0},
         runs={"cached": {"seconds": 10.0, "harness_mb": 1.0, "oracle_mb": 1.0},
               "fresh machine": {"seconds": 16.0, "harness_mb": 1.0, "oracle_mb": 1.0, "environments_made": 1}})
     verdicts = {name: (target, figure) for name, target, figure, _ in bench._against_targets(results)}
     assert verdicts == {
         "reward.parse ci examples/s": (566, 600.0),  # 2 × 283
         "job.result ci examples/s": (48, 30.0),  # 2 × 24
+        "reward.parse campaign inputs/s (one worker)": (190, 300.0),  # 2 × 95
+        "job.result campaign inputs/s (one worker)": (30, 20.0),  # 2 × 15
         "fresh machine ÷ cached certify": (1.5, 1.6),
         "oracle environments a fresh machine makes": (0, 1),
     }
+    assert "| campaign worker /s |" in bench.table(results).splitlines()[0]
 
 
 def test_a_failing_test_suite_ends_the_bench_after_its_figures_are_written(tmp_path, monkeypatch, capsys):
@@ -128,3 +132,28 @@ def test_a_failing_test_suite_ends_the_bench_after_its_figures_are_written(tmp_p
         bench.main(["--json", str(written)])
     assert json.loads(written.read_text())["draws_per_second"] == {"reward.parse": 123.0}
     assert "| surface |" in capsys.readouterr().out
+
+
+def test_a_campaign_worker_is_measured_on_whole_tasks_as_a_campaign_gives_them(monkeypatch):
+    """Even with no time left, one whole task runs: the explore profile, a campaign's task seeds and example
+    count, an example database (a campaign always has one)."""
+    from conformance.campaign.plan import DEFAULT_TASK_EXAMPLES, task_seed
+    from conformance.connection.connectors import connect, parse
+    from conformance.run import generate
+    from conformance.run.runner import Oracle
+
+    calls = []
+    real = generate.generate
+
+    def counted(surface, candidate, oracle, **options):
+        result = real(surface, candidate, oracle, **options)
+        calls.append((surface, options["profile"].name, options["seed"], options["max_examples"],
+                      options["database"] is not None, result.inputs_run))
+        return result
+
+    monkeypatch.setattr(generate, "generate", counted)
+    with connect(parse("reference")) as candidate, Oracle(connect(parse("reference"))) as oracle:
+        rate = bench.campaign_rate("reason.normalize", candidate, oracle, seconds=0)
+    task = ("reason.normalize", "explore", task_seed(1, "reason.normalize", 0), DEFAULT_TASK_EXAMPLES, True)
+    assert [call[:5] for call in calls] == [task]
+    assert rate > 0 and calls[0][5] == DEFAULT_TASK_EXAMPLES

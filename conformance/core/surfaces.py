@@ -50,8 +50,9 @@ class Bench:
     inputs are cheap), instead of its cases; ``targets``: a figure's name
     (``exec inputs/s``, ``exec / raw``, ``wire / plain JSON``, ``draws ÷
     yardstick``: its strategy's draws per second over a yardstick strategy's,
-    ``ci examples/s``: a generator's inputs per second, the rate a campaign
-    worker explores at) and the value it should reach on a 2-core machine.
+    ``ci examples/s``: a generator's inputs per second in the ``ci`` profile,
+    ``campaign inputs/s``: a campaign worker's, its tasks one after another)
+    and the value it should reach on a 2-core machine.
     """
 
     generated: bool = False

@@ -50,10 +50,12 @@ def runs_a_script(value: Any) -> bool:
     alone=runs_a_script,
     rejections=frozenset({"ValidationError"}),  # the metric config refused by its model: no metric was made
     output_model=MetricOutput,
-    # draws ÷ yardstick and ci examples/s: twice what they were before the strategies were made leaner (0.72 of
-    # the yardstick by the bench's measure of four seeds, at commit 3bc0f84; 106/s).
+    # draws ÷ yardstick, ci examples/s and campaign inputs/s: twice what they were before the strategies were
+    # made leaner, at commit 3bc0f84 (0.72 of the yardstick by the bench's measure of four seeds; 106 ci
+    # examples/s; a campaign worker 80 inputs/s, the mean of two of the bench's measures over 12 s).
     bench=Bench(generated=True, targets={
-        "draws ÷ yardstick": 1.44, "ci examples/s": 212, "exec inputs/s": 10_000, "wire / plain JSON": 2.0}),
+        "draws ÷ yardstick": 1.44, "ci examples/s": 212, "campaign inputs/s": 160,
+        "exec inputs/s": 10_000, "wire / plain JSON": 2.0}),
 )
 class MetricComputeInput(StrictInput):
     """A metric object as in a dataset's registry.json, and one reward dict (or null) per trial.

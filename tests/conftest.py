@@ -5,6 +5,8 @@ import json
 import os
 import re
 import shutil
+import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,38 @@ ORACLE_SPEC = f"harbor=={ORACLE_VERSION}"
 
 # Deliberately broken case files: read by tests/test_broken_corpus.py, never collected as cases.
 collect_ignore = ["broken_cases"]
+
+
+# -- compiled modules -----------------------------------------------------------------------
+#
+# Where PYTHONDONTWRITEBYTECODE is set (some CI images set it), every process the tests start (exec candidates,
+# the command, the CI kit's scripts) compiled the package again, and every run compiled the test modules: the
+# tests keep compiled files in a folder of their own under the temporary directory instead, never in the
+# checkout. Set here, in the process that starts pytest-xdist's workers, so that they and every program a test
+# starts inherit it. A folder another user could have made or written to is not used.
+
+
+def _private_pycache() -> Path | None:
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:
+        return None
+    folder = Path(tempfile.gettempdir()) / f"harbor-conformance-pycache-{getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        found = folder.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != getuid() or found.st_mode & 0o077:
+        return None
+    return folder
+
+
+if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+    _pycache = _private_pycache()
+    if _pycache is not None:
+        del os.environ["PYTHONDONTWRITEBYTECODE"]
+        os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = str(_pycache)
+        sys.dont_write_bytecode = False
 
 
 # -- the two tiers ------------------------------------------------------------------------

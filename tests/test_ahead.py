@@ -226,6 +226,7 @@ def test_database_writes_wait_for_the_run_to_stand():
     assert set(inner.fetch(b"k")) == {b"live"}
 
 
+@pytest.mark.slow
 def test_a_crash_that_ends_the_run_ahead_is_taken_as_it_came(tmp_path, monkeypatch):
     """The candidate crashes on its sixth request only (tests/chaos_candidate.py counts them). A live round meets
     the crash on its sixth input; the round drawn ahead too, and its live run takes that record rather than

@@ -371,6 +371,7 @@ with interrupt.bounded(lambda: print("forced", flush=True), grace=float(sys.argv
 """
 
 
+@pytest.mark.slow
 @needs_proc
 def test_an_interrupt_whose_clean_up_hangs_ends_by_force_with_nothing_left_running():
     mark = uuid.uuid4().hex

@@ -264,6 +264,7 @@ def test_certify_script_takes_surfaces_by_comma_space_or_newline_and_the_expecta
     assert lines[-1]["outcomes"]["xfail"] == len(caught) and lines[-1]["conforms"] is True
 
 
+@pytest.mark.slow
 def test_certify_script_on_a_usage_error_exits_2_and_says_so(tmp_path):
     proc, outputs = _certify(tmp_path, tmp_path, CONFORMANCE_CANDIDATE="reference",
                              CONFORMANCE_SURFACES="no.such.surface")
@@ -326,6 +327,7 @@ def _site(tmp_path: Path, cwd: Path, **values: str) -> tuple[subprocess.Complete
     return proc, _outputs(tmp_path)
 
 
+@pytest.mark.slow
 def test_site_script_builds_the_site_of_a_failing_run(tmp_path):
     reports = tmp_path / "out"
     proc, outputs = _certify(tmp_path, REPO, CONFORMANCE_CANDIDATE="tests.wrong_candidates:empty_by_strip",
@@ -392,6 +394,7 @@ def _install(tmp_path: Path, **values: str) -> tuple[subprocess.CompletedProcess
     return proc, _outputs(tmp_path)
 
 
+@pytest.mark.slow
 def test_install_script_says_the_recordings_answer_a_ci_run(tmp_path):
     proc, outputs = _install(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -236,6 +236,7 @@ def test_an_entry_expiring_later_still_applies(tmp_path):
     assert run.footer.expired_expectations == [] and run.conforms
 
 
+@pytest.mark.slow
 def test_certify_and_summary_name_the_expired_entry(tmp_path):
     known = _known(tmp_path, _entry(DIVERGES, expires="2000-01-31"))
     report = tmp_path / "r.jsonl"

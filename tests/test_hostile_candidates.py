@@ -111,6 +111,7 @@ def test_an_answer_for_a_surface_the_handshake_does_not_list(tmp_path):
     assert {(r.outcome, r.protocol_error) for r in run.records} == {("protocol-error", "undeclared-surface")}
 
 
+@pytest.mark.slow
 def test_consecutive_crashes_declare_the_candidate_broken_and_every_case_is_still_recorded(tmp_path):
     run = certify(tmp_path, chaos(tmp_path, runs=["ok", "crash", "ok", "crash", "crash", "crash"]),
                   broken_after=3)
@@ -138,10 +139,11 @@ def test_a_candidate_that_hangs_on_start_is_killed_and_every_case_recorded(tmp_p
     assert junit.render(data).count("<error") == len(data.records)  # each case not run is an error, not a pass
 
 
+# Each a restart that fails and one that works (a second each): one in the offline tier.
 @pytest.mark.parametrize(("behaviour", "outcome", "error"), [
     ("crash", "crash", None),
-    ("garbage", "protocol-error", "not-protocol"),
-    ("bad-handshake", "protocol-error", "bad-handshake"),
+    pytest.param("garbage", "protocol-error", "not-protocol", marks=pytest.mark.slow),
+    pytest.param("bad-handshake", "protocol-error", "bad-handshake", marks=pytest.mark.slow),
 ])
 def test_a_failed_restart_is_that_cases_outcome_and_the_next_case_tries_again(tmp_path, behaviour, outcome, error):
     run = certify(tmp_path, chaos(tmp_path, runs=["crash"], starts=["ok", behaviour]),

@@ -49,6 +49,7 @@ def test_the_shipped_recording_applies_as_it_is():
     assert recordings.load(ORACLE_RELEASE) is not None
 
 
+@pytest.mark.slow
 def test_a_conforming_ci_run_on_a_fresh_machine_asks_no_oracle(fresh):
     run, data = _certify(fresh, "reference")
     assert run.conforms
@@ -68,6 +69,7 @@ def test_the_pinned_hypothesis_is_the_one_the_inputs_were_drawn_with():
     assert "harbor-conformance[pinned]" in extras["test"]
 
 
+@pytest.mark.slow
 def test_a_divergence_without_an_oracle_environment_is_reported_with_what_to_install(fresh, monkeypatch):
     def no_python(harbor_version: str, log: object = None) -> answers.Identity:
         raise environments.OracleSetupError("the oracle needs CPython 3.12 and none was found")

@@ -629,6 +629,7 @@ def wrong_floats(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return reports
 
 
+@pytest.mark.slow
 def test_a_surface_page_draws_each_candidate_s_float_mismatches_by_ulp_distance(tmp_path, wrong_floats):
     out = tmp_path / "site"
     build(list(wrong_floats.values()), out)

@@ -108,6 +108,7 @@ def test_another_formula_is_counted_far(far):
     assert classes == {"float-far"}
 
 
+@pytest.mark.slow
 def test_a_conforming_run_has_no_distances(tmp_path):
     path = _certify(tmp_path / "ref.jsonl", "reference", "metric.compute")
     assert reader.read(path).footer.ulp_distances == {}
@@ -120,6 +121,7 @@ def test_a_report_read_back_counts_the_same_footer(near):
     assert reader.ReportFile(near).overview().tally().footer().ulp_distances == data.footer.ulp_distances
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("_wide_console")
 def test_shards_combined_keep_the_distribution(tmp_path, near):
     parts = [_certify(tmp_path / f"shard-{i}.jsonl", *NEAR, shard=Shard(i, 2)) for i in (1, 2)]
@@ -177,6 +179,7 @@ def test_a_report_without_float_mismatches_shows_no_table(tmp_path):
     assert "ULP distance" not in shown.output and "float mismatches" not in out.read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("_wide_console")
 def test_certify_ends_with_the_table_when_floats_are_off(tmp_path):
     path = tmp_path / "near.jsonl"

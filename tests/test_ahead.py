@@ -10,6 +10,9 @@ oracle is the reference, in process: nothing here needs harbor.
 
 from __future__ import annotations
 
+import os
+import select
+import signal
 import threading
 import time
 from pathlib import Path
@@ -262,3 +265,36 @@ def test_explore_scores_only_inputs_off_by_ulps(monkeypatch):
     assert result.findings and any(m.ulps for f in result.findings for m in f.mismatches)
     assert not pareto_keys(conforming)
     assert pareto_keys(diverging)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork: POSIX only")
+def test_a_forked_child_draws_in_threads_of_its_own():
+    """A child forked after a round has none of the parent's threads: it must start its own, not hand its round
+    to an idle thread that exists only in the parent (and wait for it forever)."""
+    first, _ = _thread_drawing()
+    first.start()
+    assert list(first) == [0]
+    first.close()  # the parent now keeps an idle drawing thread
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: a round, and a byte to say it ended
+        try:
+            drawing, _ = _thread_drawing(2)
+            drawing.start()
+            values = list(drawing)
+            drawing.close()
+            os.write(write, b"1" if values == [0, 1] else b"0")
+        finally:
+            os._exit(0)
+    os.close(write)
+    deadline = time.monotonic() + 10
+    said = b""
+    while not said and time.monotonic() < deadline:
+        ready, _, _ = select.select([read], [], [], 0.1)
+        if ready:
+            said = os.read(read, 1)
+    if not said:
+        os.kill(child, signal.SIGKILL)
+    os.waitpid(child, 0)
+    os.close(read)
+    assert said == b"1", "the forked child's round ended with its values"

@@ -28,6 +28,7 @@ ci run's heap; a new thread each round paid it each round, a tenth of a
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -79,20 +80,30 @@ class _Drawer:
         with cls._lock:
             return cls._busy
 
+    @classmethod
+    def forget(cls) -> None:
+        """In a child process forked from this one: its threads were not forked, so none is idle or busy."""
+        cls._idle, cls._lock, cls._busy = [], threading.Lock(), 0
+
     def _serve(self) -> None:
+        cls = type(self)
         while (work := self._jobs.get()) is not None:
             job, done = work
             try:
                 job()
             finally:
-                with self._lock:
-                    _Drawer._busy -= 1
-                    kept = len(self._idle) < IDLE_KEPT
+                with cls._lock:
+                    cls._busy -= 1
+                    kept = len(cls._idle) < IDLE_KEPT
                     if kept:
-                        self._idle.append(self)
+                        cls._idle.append(self)
                 done.set()
             if not kept:
                 return
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_Drawer.forget)
 
 
 def drawing_now() -> int:

@@ -78,3 +78,45 @@ def test_a_run_leaves_no_thread_behind(markers):
     with Oracle(connect(side(markers, "oracle", 2))) as oracle, connect(side(markers, "candidate", 2)) as candidate:
         assert [r.outcome for r in run_inputs(inputs, candidate, oracle)] == [Outcome.PASS] * 3
         assert threading.active_count() == before
+
+
+def _asked_in_batches(connection) -> list[int]:
+    """The sizes of the batches ``connection`` is sent, as they are sent (it is asked from the caller's thread)."""
+    sizes: list[int] = []
+    run_batch = connection.run_batch
+
+    def counted(items):
+        sizes.append(len(items))
+        return run_batch(items)
+
+    connection.run_batch = counted
+    return sizes
+
+
+@pytest.mark.parametrize(("arriving", "batches"), [(True, [8, 16, 32, 44]), (False, [100])])
+def test_inputs_drawn_as_they_are_asked_go_in_batches_that_start_small_and_double(arriving, batches):
+    """A generator round's inputs arrive as they are drawn: a first batch of a whole batch size would wait for all
+    of them to be drawn before either side is asked anything."""
+    inputs = [Input(f"x{i}", "reason.normalize", {"value": f"Error {i}"}) for i in range(100)]
+    with Oracle(connect("reference")) as oracle, connect("reference") as candidate:
+        sent = _asked_in_batches(candidate)
+        records = list(run_inputs(iter(inputs), candidate, oracle, arriving=arriving))
+    assert [r.outcome for r in records] == [Outcome.PASS] * 100
+    assert sent == batches
+
+
+@pytest.mark.parametrize(("oracle_spec", "asked_before_the_first_record"), [
+    (f"exec:{sys.executable} -m conformance.reference", 8 + 16),  # a process, on its lane: it answers meanwhile
+    ("reference", 8),  # in this thread too: nothing would work meanwhile
+])
+def test_the_next_batch_is_asked_while_records_are_made_where_the_oracle_has_a_lane(
+        oracle_spec, asked_before_the_first_record):
+    inputs = [Input(f"x{i}", "reason.normalize", {"value": f"Error {i}"}) for i in range(40)]
+    with Oracle(connect(oracle_spec)) as oracle, connect("reference") as candidate:
+        sent = _asked_in_batches(candidate)  # an in-process candidate: asked here, in the order the runner asks
+        records = run_inputs(iter(inputs), candidate, oracle, arriving=True)
+        first = next(records)
+        asked = sum(sent)
+        rest = list(records)
+    assert first.outcome is Outcome.PASS and [r.outcome for r in rest] == [Outcome.PASS] * 39
+    assert asked == asked_before_the_first_record

@@ -699,7 +699,7 @@ def _asked_ahead(
             yield Input(f"{surface_name}::generated", surface_name, value)
 
     try:
-        with closing(run_inputs(items(), candidate, oracle, policy)) as records:
+        with closing(run_inputs(items(), candidate, oracle, policy, arriving=not replayed)) as records:
             for record in records:
                 value = sent.popleft()
                 raised, score = judge.take(value, record)

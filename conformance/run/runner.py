@@ -132,7 +132,8 @@ def run_input(
 
 
 def run_inputs(
-    items: Iterable[Input], candidate: Connection, oracle: Oracle, policy: NanPolicy | None = None,
+    items: Iterable[Input], candidate: Connection, oracle: Oracle, policy: NanPolicy | None = None, *,
+    arriving: bool = False,
 ) -> Generator[CaseLine, None, None]:
     """Each input's record, in order.
 
@@ -142,21 +143,29 @@ def run_inputs(
     a whole job go together to an oracle that takes several at once. With a
     candidate process the records of a chunk come out once the next chunk is
     under way.
+
+    ``arriving``: the items are made while they are asked (a generator round
+    drawn ahead). Batches then start at FIRST_ARRIVING_BATCH inputs and
+    double up to the surface's size: a whole first batch would wait for all
+    its inputs to be drawn, and a round of one batch would draw everything
+    before asking anything.
     """
-    ahead = candidate.capabilities.own_lane  # its replies come on its lane: the runner can work meanwhile
+    on_lane = candidate.capabilities.own_lane  # its replies come on its lane: the runner can work meanwhile
     pending: _Chunk | None = None  # asked for, its records not yet made
     own = lanes.Lanes()
     interrupted = False
     try:
-        for inputs in _chunks(items, candidate, oracle):
+        for inputs in _chunks(items, candidate, oracle, arriving):
             chunk = _Chunk(inputs, policy)
             if pending is not None:
                 pending.candidate_answered()  # a breaker trips where the candidate's replies put it, not by timing
-            chunk.ask(candidate, oracle, own, on_lane=ahead)
+            chunk.ask(candidate, oracle, own, on_lane=on_lane)
             done, pending = pending, chunk
             if done is not None:
                 yield from done.records_made()
-            if not ahead:
+            # Where neither side works on a lane of its own, the next chunk would gain nothing from being asked
+            # before this one's records are made; where the oracle does, it answers the next while they are.
+            if not (on_lane or chunk.oracle_on_lane):
                 pending = None
                 yield from chunk.records_made()
         if pending is not None:
@@ -171,10 +180,18 @@ def run_inputs(
         own.close(wait=not interrupted)
 
 
-def _chunks(items: Iterable[Input], candidate: Connection, oracle: Oracle) -> Iterator[list[Input]]:
+# The first batch of inputs that arrive as they are drawn: small, so that the oracle starts on it while the next
+# ones are drawn; each batch after is twice as large, up to the surface's batch size.
+FIRST_ARRIVING_BATCH = 8
+
+
+def _chunks(items: Iterable[Input], candidate: Connection, oracle: Oracle, arriving: bool = False,
+            ) -> Iterator[list[Input]]:
     """Inputs as they are asked for: batches of a surface that batches (to a candidate that batches), runs of
-    whole-job inputs as wide as the oracle takes at once, else one by one."""
+    whole-job inputs as wide as the oracle takes at once, else one by one; batches of ``arriving`` inputs
+    growing from FIRST_ARRIVING_BATCH."""
     batching = candidate.implementation is not None and candidate.implementation.batch
+    limit = FIRST_ARRIVING_BATCH if arriving else None
     chunk: list[Input] = []
     chunk_batchable = False
     for item in items:
@@ -185,9 +202,12 @@ def _chunks(items: Iterable[Input], candidate: Connection, oracle: Oracle) -> It
             chunk = []
         chunk.append(item)
         chunk_batchable = batchable
-        if len(chunk) >= ((surface.batch_size if batching else 1) if batchable else oracle.width(surface)):
+        size = (surface.batch_size if batching else 1) if batchable else oracle.width(surface)
+        if len(chunk) >= (size if limit is None else min(size, limit)):
             yield chunk
             chunk = []
+            if limit is not None:
+                limit *= 2
     if chunk:
         yield chunk
 
@@ -261,6 +281,7 @@ class _Chunk:
         self.batchable = self.surface.batchable(inputs[0].value)  # else each input is a request of its own
         self.expected: list[Result | None] = [item.recorded for item in inputs]
         self.oracle_replies: Future[list[Reply]] | None = None
+        self.oracle_on_lane = False  # the oracle answers on a lane of its own: it works while the runner does
         self.asked: list[int] = []  # the inputs the candidate is asked for
         self.candidate_replies: Future[list[Reply]] | None = None
         self._again: Callable[[list[Any]], Future[list[Reply]]] | None = None  # asks the candidate once more
@@ -285,6 +306,7 @@ class _Chunk:
         else:
             # Both at once: the candidate is asked every input, the oracle's failures found afterwards.
             if own is not None:
+                self.oracle_on_lane = live.capabilities.own_lane
                 self.oracle_replies = own.submit(live, _ask_oracle, live, surface.name, self.encoded, self.batchable)
             else:
                 self.oracle_replies = Future()

@@ -140,9 +140,9 @@ def run_inputs(
     To a candidate that declares ``batch``, consecutive inputs of a surface
     that batches go in one message each way (and their records come out
     together); to any other, one at a time. Consecutive inputs that each run
-    a whole job go together to an oracle that takes several at once. With a
-    candidate process the records of a chunk come out once the next chunk is
-    under way.
+    a whole job go together to an oracle that takes several at once. Where
+    the candidate or the oracle is a process (asked on a lane of its own),
+    the records of a chunk come out once the next chunk is under way.
 
     ``arriving``: the items are made while they are asked (a generator round
     drawn ahead). Batches then start at FIRST_ARRIVING_BATCH inputs and

@@ -75,12 +75,6 @@ class _Drawer:
         (drawer or cls())._jobs.put((job, done))
 
     @classmethod
-    def busy(cls) -> int:
-        """How many drawing threads run a round now."""
-        with cls._lock:
-            return cls._busy
-
-    @classmethod
     def forget(cls) -> None:
         """In a child process forked from this one: its threads were not forked, so none is idle or busy."""
         cls._idle, cls._lock, cls._busy = [], threading.Lock(), 0
@@ -108,7 +102,8 @@ if hasattr(os, "register_at_fork"):
 
 def drawing_now() -> int:
     """How many rounds are being drawn ahead in this process now (none once every round returned)."""
-    return _Drawer.busy()
+    with _Drawer._lock:
+        return _Drawer._busy
 
 
 class Ahead:

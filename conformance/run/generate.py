@@ -581,7 +581,6 @@ def _round(
 
     from conformance.run import ahead  # imports Hypothesis
 
-    declared = surfaces.get(surface_name).features
     judge = _Judge(surface_name, known, full, result, drawn_values)
     drawing: ahead.Ahead | None = None  # set while the test runs ahead, in the drawing thread
     asked: ahead.Asked | None = None  # what was asked ahead, for the live run
@@ -592,7 +591,7 @@ def _round(
             drawing.put(value)
             return
         if observed is not None:
-            for name in present(declared, value):  # an observation's features (what Tyche charts)
+            for name in present(judge.declared, value):  # an observation's features (what Tyche charts)
                 hypothesis.event(name)
         record = asked.take(value) if asked is not None else None
         if record is None:

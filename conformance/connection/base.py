@@ -90,9 +90,10 @@ class Capabilities:
     """What a connection can do beyond answering requests one at a time or in batches: declared by its kind.
 
     ``width``: how many inputs that each run a whole job it answers at once, one request each
-    (:meth:`Connection.run_each`; a pool's processes). ``own_lane``: it talks to another process, so the runner
-    may ask it from a thread of its own while it works on the other side (:mod:`conformance.run.lanes`); an
-    in-process candidate, which may rely on running in the main thread, never is.
+    (:meth:`Connection.run_each`; a pool's processes, an in-process candidate's declared ``concurrency``).
+    ``own_lane``: it talks to another process, so the runner may ask it from a thread of its own while it works
+    on the other side (:mod:`conformance.run.lanes`); an in-process candidate, which may rely on running in the
+    main thread, never is.
     """
 
     width: int = 1

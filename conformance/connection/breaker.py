@@ -46,9 +46,10 @@ class Breaker(BaseConnection):
 
     @property
     def capabilities(self) -> Capabilities:
-        """Its connection's lane, if it has one: one request at a time, whatever its connection's width."""
-        own_lane = self.connection is not None and self.connection.capabilities.own_lane
-        return Capabilities(own_lane=own_lane)
+        """Its connection's: a lane, if it has one, and its width (whole jobs asked at once, counted in order)."""
+        if self.connection is None:
+            return Capabilities()
+        return self.connection.capabilities
 
     @property
     def exit_code(self) -> int | None:
@@ -78,6 +79,13 @@ class Breaker(BaseConnection):
         if self.broken or self.connection is None:
             return [self._not_run() for _ in items]
         return [reply if reply is None else self._count(reply) for reply in self.connection.run_batch(items)]
+
+    def run_each(self, items: list[tuple[int, str, Any]]) -> list[Reply]:
+        if self.broken or self.connection is None:
+            return [self._not_run() for _ in items]
+        # Counted in the items' order, as a batch's replies: requests under way together all ran, whatever the
+        # streak comes to on the way; the next request is the first one not run.
+        return [self._count(reply) for reply in self.connection.run_each(items)]
 
     def _count(self, reply: Reply) -> Reply:
         self.streak = self.streak + 1 if reply.kind in LOST else 0

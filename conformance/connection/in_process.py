@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from conformance.connection import replies
-from conformance.connection.base import BaseConnection, check_started
+from conformance.connection.base import BaseConnection, Capabilities, check_started
 from conformance.connection.protocol import PROTOCOL_VERSION, Implementation
 from conformance.connection.replies import Reply
 from conformance.connection.spec import Spec
@@ -15,7 +16,9 @@ from conformance.core.outcomes import ReplyKind
 class InProcess(BaseConnection):
     """A Python object with ``handle(request) -> reply``; an exception it raises is a ``crash`` of that request.
 
-    Asked in the caller's thread (it may rely on running in the main one): the base's capabilities.
+    Asked in the caller's thread (it may rely on running in the main one), unless it declares a ``concurrency``
+    above 1 (``kit.candidate.Candidate``): requests that each run a whole job are then answered that many at once,
+    each in a thread of its own (:meth:`run_each`).
     """
 
     def __init__(self, spec: Spec, target: Any, *, validate: bool = False) -> None:
@@ -26,6 +29,14 @@ class InProcess(BaseConnection):
         self.batch_fallbacks: list[str] = []
         self.implementation: Implementation = check_started(
             target.handle({"cmd": "start", "protocol": PROTOCOL_VERSION}), spec, validate)
+        concurrency = getattr(target, "concurrency", 1)
+        # Anything but a whole number from 1 up is taken as 1: the candidate is then asked as one that never said.
+        self.width = concurrency if isinstance(concurrency, int) and not isinstance(concurrency, bool) and \
+            concurrency > 1 else 1
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(width=self.width)
 
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
         try:
@@ -36,6 +47,12 @@ class InProcess(BaseConnection):
 
     def run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
         return [self.run(*item) for item in items]  # in process, a batch saves nothing
+
+    def run_each(self, items: list[tuple[int, str, Any]]) -> list[Reply]:
+        if self.width < 2 or len(items) < 2:
+            return [self.run(*item) for item in items]
+        with ThreadPoolExecutor(min(self.width, len(items)), thread_name_prefix="conformance-in-process") as threads:
+            return list(threads.map(lambda item: self.run(*item), items))
 
     def close(self) -> Reply | None:
         try:

@@ -12,8 +12,12 @@ in-process (``module:attr``) and over stdin/stdout (``exec:``) through
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import hashlib
+import itertools
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import traceback
@@ -43,28 +47,101 @@ def distinct_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+# The folder of the request being answered in this thread (set by working_folder), None outside one.
+_FOLDER: contextvars.ContextVar[Path | None] = contextvars.ContextVar("conformance_working_folder", default=None)
+
+
 @contextlib.contextmanager
-def working_folder(files: dict[str, bytes] | None) -> Iterator[Path]:
+def working_folder(files: dict[str, bytes] | None, *, change_directory: bool = True) -> Iterator[Path]:
     """A fresh folder holding ``files`` (relative name -> bytes), the current directory meanwhile.
 
     Inputs that name files (a ``uv-script`` metric's ``script_path``) carry
     them along; relative names then resolve as they would in a job's folder.
+    ``change_directory=False`` leaves the process's directory alone (it is
+    every thread's), for handlers answering at once (``Candidate(concurrency=)``):
+    they resolve names with :func:`in_folder` and run programs with ``cwd=``
+    the folder instead.
     """
-    folder = Path(tempfile.mkdtemp(prefix="conformance-files-"))
-    previous = os.getcwd()
+    checked = [(name, _relative(name), data) for name, data in (files or {}).items()]
+    folder = _new_folder(checked)
+    previous = os.getcwd() if change_directory else None
+    token = None
     try:
-        for name, data in (files or {}).items():
-            relative = PurePosixPath(name)
-            if relative.is_absolute() or ".." in relative.parts or not relative.parts:
-                raise ValueError(f"file name {name!r} must be relative and stay inside the folder")
+        for _, relative, data in checked:
             target = folder.joinpath(*relative.parts)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        os.chdir(folder)
+        token = _FOLDER.set(folder)
+        if previous is not None:
+            os.chdir(folder)
         yield folder
     finally:
-        os.chdir(previous)
+        if previous is not None:
+            os.chdir(previous)
+        if token is not None:
+            _FOLDER.reset(token)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def _relative(name: str) -> PurePosixPath:
+    relative = PurePosixPath(name)
+    if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+        raise ValueError(f"file name {name!r} must be relative and stay inside the folder")
+    return relative
+
+
+def _new_folder(files: list[tuple[str, PurePosixPath, Any]]) -> Path:
+    """A new, empty folder named by the files it will hold, and by how many folders of them exist at once.
+
+    uv keeps a script's environment by the script's path: a script with
+    inline dependencies at a path it has not seen costs a resolution against
+    the index (a request to it) and another environment in uv's cache, on
+    every run. The same files therefore get the same path from one request
+    to the next (the second of two at once the next slot), inside a folder
+    of this user's only; where that folder cannot be had, a random one.
+    """
+    digest = hashlib.sha256()
+    for name, _, data in files:
+        content = memoryview(data)  # what write_bytes takes, refused as it refuses it
+        digest.update(name.encode("utf-8", "surrogatepass") + b"\0" + content.nbytes.to_bytes(8, "big"))
+        digest.update(content)
+    parent = _private_parent()
+    if parent is None:
+        return Path(tempfile.mkdtemp(prefix="conformance-files-"))
+    for slot in itertools.count():
+        folder = parent / f"{digest.hexdigest()[:20]}-{slot}"
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            continue  # in use (or left by a run that was killed)
+        return folder
+    raise AssertionError("unreachable")
+
+
+def _private_parent() -> Path | None:
+    """``$TMPDIR/conformance-files-UID``, made if need be: a folder of this user's that no one else may write in
+    (a name others can guess must not be theirs to make first); None where it is not such a folder."""
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    parent = Path(tempfile.gettempdir()) / f"conformance-files-{uid if uid is not None else 'user'}"
+    try:
+        parent.mkdir(mode=0o700, exist_ok=True)
+        found = os.lstat(parent)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(found.st_mode) or found.st_mode & 0o022 or (uid is not None and found.st_uid != uid):
+        return None
+    return parent
+
+
+def current_folder() -> Path | None:
+    """The folder of the :func:`working_folder` this thread is in; None outside one (the process's directory)."""
+    return _FOLDER.get()
+
+
+def in_folder(name: str | os.PathLike[str]) -> Path:
+    """``name`` as a program run in the current working folder would find it (an absolute name as it is)."""
+    folder = _FOLDER.get()
+    return Path(name) if folder is None else folder / name
 
 
 def reads_files(metric: Any, files: dict[str, bytes] | None) -> bool:
@@ -89,12 +166,17 @@ class Candidate:
         language: str = "python",
         homepage: str | None = None,
         dependencies: dict[str, str] | None = None,
+        concurrency: int = 1,
     ) -> None:
         self.name = name
         self.version = version
         self.language = language
         self.homepage = homepage
         self.dependencies = dict(dependencies or {})
+        # In process, how many whole-job requests (a surface's inputs that are never batched) may be answered at
+        # once, each in a thread of its own. Above 1 only for handlers that share no state of the process (its
+        # directory: see working_folder's change_directory); over stdin/stdout requests come one at a time.
+        self.concurrency = concurrency
         self.handlers: dict[str, Handler] = {}
         # The only inputs claimed, per surface: {surface: {input key: [allowed values]}} (see protocol.md).
         self.scope: dict[str, dict[str, list[Any]]] | None = None
@@ -108,11 +190,15 @@ class Candidate:
 
         return register
 
-    def derive(self, name: str, **overrides: Handler) -> Candidate:
-        """A copy under another name with some handlers replaced."""
+    def derive(self, name: str, concurrency: int | None = None, **overrides: Handler) -> Candidate:
+        """A copy under another name with some handlers replaced.
+
+        It answers as concurrently as this one only with none replaced: a replacement may rely on the process's
+        state (a ``working_folder`` that changes directory). ``concurrency`` says otherwise.
+        """
         other = Candidate(
-            name, self.version, language=self.language, homepage=self.homepage,
-            dependencies=self.dependencies,
+            name, self.version, language=self.language, homepage=self.homepage, dependencies=self.dependencies,
+            concurrency=concurrency if concurrency is not None else 1 if overrides else self.concurrency,
         )
         other.handlers = {**self.handlers, **overrides}
         return other

@@ -188,9 +188,10 @@ FIRST_ARRIVING_BATCH = 8
 def _chunks(items: Iterable[Input], candidate: Connection, oracle: Oracle, arriving: bool = False,
             ) -> Iterator[list[Input]]:
     """Inputs as they are asked for: batches of a surface that batches (to a candidate that batches), runs of
-    whole-job inputs as wide as the oracle takes at once, else one by one; batches of ``arriving`` inputs
+    whole-job inputs as wide as the wider side takes at once, else one by one; batches of ``arriving`` inputs
     growing from FIRST_ARRIVING_BATCH."""
     batching = candidate.implementation is not None and candidate.implementation.batch
+    candidate_width = candidate.capabilities.width
     limit = FIRST_ARRIVING_BATCH if arriving else None
     chunk: list[Input] = []
     chunk_batchable = False
@@ -202,7 +203,7 @@ def _chunks(items: Iterable[Input], candidate: Connection, oracle: Oracle, arriv
             chunk = []
         chunk.append(item)
         chunk_batchable = batchable
-        size = (surface.batch_size if batching else 1) if batchable else oracle.width(surface)
+        size = (surface.batch_size if batching else 1) if batchable else max(oracle.width(surface), candidate_width)
         if len(chunk) >= (size if limit is None else min(size, limit)):
             yield chunk
             chunk = []
@@ -224,11 +225,14 @@ def run_cases(
 
 
 def ask(connection: Connection, surface: str, inputs: list[Any], batch: bool = True) -> list[Reply]:
-    """The connection's replies to ``inputs`` (wire values): in one batch where it can (and ``batch``), else one
-    by one."""
+    """The connection's replies to ``inputs`` (wire values): in one batch where it can (and ``batch``); inputs
+    that may not be batched one request each, as many at once as the connection takes (its width: a pool's
+    processes, a concurrent in-process candidate's threads)."""
     items = [(next(_SEQ), surface, value) for value in inputs]
     if not items:
         return []
+    if not batch and connection.capabilities.width > 1 and len(items) > 1:
+        return connection.run_each(items)
     answers = connection.run_batch(items) if batch and len(items) > 1 else [None] * len(items)
     return [answer if answer is not None else connection.run(*item)
             for item, answer in zip(items, answers, strict=True)]
@@ -248,14 +252,6 @@ def _run_chunk(chunk: list[Input], candidate: Connection, oracle: Oracle, policy
     finally:
         if own is not None:
             own.close()
-
-
-def _ask_oracle(connection: Connection, surface: str, inputs: list[Any], batch: bool) -> list[Reply]:
-    """The oracle's replies: a batch as :func:`ask` sends it; inputs that may not be batched one request each, as
-    many at once as the connection takes (a pool's processes)."""
-    if batch or connection.capabilities.width < 2 or len(inputs) < 2:
-        return ask(connection, surface, inputs, batch)
-    return connection.run_each([(next(_SEQ), surface, value) for value in inputs])
 
 
 def _wait(future: Future[T]) -> Future[T]:
@@ -307,10 +303,10 @@ class _Chunk:
             # Both at once: the candidate is asked every input, the oracle's failures found afterwards.
             if own is not None:
                 self.oracle_on_lane = live.capabilities.own_lane
-                self.oracle_replies = own.submit(live, _ask_oracle, live, surface.name, self.encoded, self.batchable)
+                self.oracle_replies = own.submit(live, ask, live, surface.name, self.encoded, self.batchable)
             else:
                 self.oracle_replies = Future()
-                self.oracle_replies.set_result(_ask_oracle(live, surface.name, self.encoded, self.batchable))
+                self.oracle_replies.set_result(ask(live, surface.name, self.encoded, self.batchable))
             self.asked = list(range(len(self.inputs)))
         def asking(values: list[Any]) -> Future[list[Reply]]:
             if on_lane and own is not None:  # after whatever the lane was given before: one request at a time

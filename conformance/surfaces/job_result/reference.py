@@ -529,7 +529,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     metrics may read a file (a fresh folder costs more than a job of built-in metrics)."""
     if not _reads_files(request):
         return compute(request)
-    with working_folder(request.get("scripts")):
+    with working_folder(request.get("scripts"), change_directory=False):
         return compute(request)
 
 

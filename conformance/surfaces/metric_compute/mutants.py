@@ -146,7 +146,7 @@ MUTANTS = [
        '"".join(map(self.jsonl_line, rewards))', '"\\n".join(line[:-1] for line in map(self.jsonl_line, rewards))',
        "the rewards file's lines joined by newlines, without one after the last"),
     _m("uv-script-existence-unchecked", "uv_script",
-       "        if not self.script_path.exists():\n"
+       "        if not in_folder(self.script_path).exists():  # relative to the request's folder, as to a job's\n"
        '            raise FileNotFoundError(f"Script file not found: {self.script_path}")\n', "",
        "the script's existence not checked when the metric is made: uv's failure (RuntimeError) instead of "
        "FileNotFoundError"),

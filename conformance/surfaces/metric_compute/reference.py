@@ -74,5 +74,5 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     """The reference candidate's answer for metric.compute: a uv-script's files are written where it runs."""
     if not reads_files(request.get("metric"), request.get("scripts")):
         return compute(request)
-    with working_folder(request.get("scripts")):
+    with working_folder(request.get("scripts"), change_directory=False):
         return compute(request)

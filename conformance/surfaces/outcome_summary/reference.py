@@ -97,6 +97,6 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     job = request.get("job")
     if job is None:
         return summary_line(request.get("result_json"))
-    with working_folder(job.get("scripts")):
+    with working_folder(job.get("scripts"), change_directory=False):
         written = job_result.written_result(job)
     return summary_line(None if written is None else json.dumps(written).encode())

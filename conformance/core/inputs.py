@@ -11,16 +11,18 @@ Number = StrictInt | StrictFloat
 RewardDict = dict[StrictStr, Number]
 
 
+# Built when first used (a validation, a schema), not when a surface folder is imported: a candidate process
+# that only answers (``python -m conformance.reference``) imports every folder and validates nothing.
 class StrictInput(BaseModel):
     """An input model: strict types and no unknown keys, which keep case files honest."""
 
-    model_config = ConfigDict(strict=True, extra="forbid")
+    model_config = ConfigDict(strict=True, extra="forbid", defer_build=True)
 
 
 class StrictOutput(BaseModel):
     """An output model: an answer's shape, its types strict and no key beyond those it names."""
 
-    model_config = ConfigDict(strict=True, extra="forbid")
+    model_config = ConfigDict(strict=True, extra="forbid", defer_build=True)
 
 
 class VerifierResult(StrictOutput):

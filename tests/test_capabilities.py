@@ -219,10 +219,19 @@ def test_the_runner_asks_whole_jobs_at_once_only_of_a_connection_as_wide():
     assert narrow.each == [] and wide.each == [3]
 
 
+class Idle(Fake):
+    """An oracle whose answers are all kept ones: it costs the machine nothing while the candidate works."""
+
+    @property
+    def working(self) -> bool:
+        return False
+
+
 def test_whole_job_inputs_come_as_wide_as_the_wider_side():
     """A one-process oracle and a candidate answering three at once: whole jobs in runs of three, each asked of
-    the candidate at once; cheap inputs as the candidate takes them (this one batches not: one by one)."""
-    narrow = Fake(harbor_spec("0.13.1"))
+    the candidate at once (the oracle answering from kept answers); cheap inputs as the candidate takes them
+    (this one batches not: one by one)."""
+    narrow = Idle(harbor_spec("0.13.1"))
     wide = Fake(Spec("x", "module", "x"), Capabilities(width=3))
     jobs = [runner.Input(str(i), "job.result", {"id": str(i)}) for i in range(7)]
     assert [len(chunk) for chunk in runner._chunks(jobs, wide, runner.Oracle(narrow))] == [3, 3, 1]
@@ -232,6 +241,46 @@ def test_whole_job_inputs_come_as_wide_as_the_wider_side():
     records = list(runner.run_inputs(jobs[:3], wide, runner.Oracle(narrow)))
     assert [record.outcome for record in records] == [Outcome.PASS] * 3
     assert wide.each == [3] and narrow.each == []
+
+
+def test_a_candidate_is_asked_only_as_wide_as_the_cores_a_working_oracle_leaves(monkeypatch):
+    """A harbor job is one thread: beside an oracle process at work, a candidate answering three jobs at once on
+    two cores would only take turns with it. Beside an oracle answering from kept answers, it is asked three at
+    once; on eight cores, three beside a working one too."""
+    wide = Fake(Spec("x", "module", "x"), Capabilities(width=3))
+    working, idle = Fake(harbor_spec("0.13.1"), Capabilities(own_lane=True)), Idle(harbor_spec("0.13.1"))
+    monkeypatch.setattr(runner, "cores", lambda: 2)
+    assert runner.candidate_width(wide, working) == 1
+    assert runner.candidate_width(wide, idle) == 3 and runner.candidate_width(wide, None) == 3
+    assert runner.candidate_width(wide, Pool(working, lambda: working, 2)) == 1
+    jobs = [runner.Input(str(i), "job.result", {"id": str(i)}) for i in range(3)]
+    assert [record.outcome for record in runner.run_inputs(jobs, wide, runner.Oracle(working))] == [Outcome.PASS] * 3
+    assert wide.each == []  # one at a time
+    list(runner.run_inputs(jobs, wide, runner.Oracle(idle)))
+    assert wide.each == [3]
+    monkeypatch.setattr(runner, "cores", lambda: 8)
+    assert runner.candidate_width(wide, working) == 3
+    assert runner.candidate_width(Fake(Spec("x", "module", "x")), idle) == 1  # never wider than it says
+
+
+def test_asked_at_most_as_wide_as_the_runner_allows():
+    wide = Fake(Spec("x", "module", "x"), Capabilities(width=3))
+    assert len(runner.ask(wide, "job.result", [{"id": str(i)} for i in range(5)], batch=False, width=2)) == 5
+    assert wide.each == [2, 2, 1]
+    runner.ask(wide, "job.result", [{"id": str(i)} for i in range(4)], batch=False)
+    assert wide.each == [2, 2, 1, 3, 1]
+
+
+def test_a_cached_oracle_works_on_this_machine_only_once_it_has_started_harbor(tmp_path):
+    identity = answers.Identity("0.13.1", "lock-a", "3.12.1", "adapter-a")
+    store = answers.AnswerStore(tmp_path / "answers.db")
+    inner = Fake(harbor_spec("0.13.1"), Capabilities(own_lane=True))
+    store.put_oracle(identity, inner.implementation.model_dump_json())
+    oracle = cached.CachedOracle(harbor_spec("0.13.1"), identity, store, lambda: inner)
+    assert not oracle.started and not oracle.working
+    assert not Pool(oracle, lambda: inner, 2).working and not Breaker(oracle).working
+    assert oracle.run(1, "pass_at_k", wire.encode({"trials": []})).kind is ReplyKind.OUTPUT  # a miss: harbor starts
+    assert oracle.working and Pool(oracle, lambda: inner, 2).working and Breaker(oracle).working
 
 
 def test_a_surfaces_own_oracle_is_connected_with_the_oracles_settings(monkeypatch):

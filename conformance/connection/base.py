@@ -133,6 +133,11 @@ class Connection(Protocol):
     def batch_fallbacks(self) -> list[str]:
         """Why each batch that failed as a whole was asked again one request at a time."""
 
+    @property
+    def working(self) -> bool:
+        """Whether answering may cost this machine's cores now; False only while every answer comes from ones
+        kept (an oracle behind the answer cache that has not started harbor)."""
+
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply: ...
 
     def run_batch(self, items: list[tuple[int, str, Any]]) -> list[Reply | None]:
@@ -185,6 +190,10 @@ class BaseConnection(Closing):
     @property
     def restarts(self) -> int:
         return 0
+
+    @property
+    def working(self) -> bool:
+        return True
 
     def run(self, seq: int, surface: str, input_wire: Any) -> Reply:
         raise NotImplementedError

@@ -56,6 +56,10 @@ class Breaker(BaseConnection):
         return self.connection.exit_code if self.connection is not None else None
 
     @property
+    def working(self) -> bool:
+        return self.connection is not None and not self.broken and self.connection.working
+
+    @property
     def restarts(self) -> int:
         return self.connection.restarts if self.connection is not None else 0
 

@@ -205,6 +205,10 @@ class CachedOracle(BaseConnection):
         return self._live is not None
 
     @property
+    def working(self) -> bool:
+        return self.started  # the store's reads cost next to nothing
+
+    @property
     def implementation(self) -> Implementation | None:
         return self._live.implementation if self._live is not None else self._handshake
 

@@ -49,6 +49,10 @@ class Pool(BaseConnection):
         return self.first.spec
 
     @property
+    def working(self) -> bool:
+        return any(member.working for member in self._members)
+
+    @property
     def implementation(self) -> Implementation | None:
         return self.first.implementation
 

@@ -18,6 +18,7 @@ processes at once where the oracle is a pool of them
 from __future__ import annotations
 
 import itertools
+import os
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, wait
@@ -224,15 +225,17 @@ def run_cases(
     yield from run_inputs(inputs, candidate, oracle, policy)
 
 
-def ask(connection: Connection, surface: str, inputs: list[Any], batch: bool = True) -> list[Reply]:
+def ask(connection: Connection, surface: str, inputs: list[Any], batch: bool = True,
+        width: int | None = None) -> list[Reply]:
     """The connection's replies to ``inputs`` (wire values): in one batch where it can (and ``batch``); inputs
     that may not be batched one request each, as many at once as the connection takes (its width: a pool's
-    processes, a concurrent in-process candidate's threads)."""
+    processes, a concurrent in-process candidate's threads), or as ``width`` allows where that is fewer."""
     items = [(next(_SEQ), surface, value) for value in inputs]
     if not items:
         return []
-    if not batch and connection.capabilities.width > 1 and len(items) > 1:
-        return connection.run_each(items)
+    if not batch and len(items) > 1 and (at_once := min(connection.capabilities.width, width or len(items))) > 1:
+        return [reply for start in range(0, len(items), at_once)
+                for reply in connection.run_each(items[start:start + at_once])]
     answers = connection.run_batch(items) if batch and len(items) > 1 else [None] * len(items)
     return [answer if answer is not None else connection.run(*item)
             for item, answer in zip(items, answers, strict=True)]
@@ -252,6 +255,25 @@ def _run_chunk(chunk: list[Input], candidate: Connection, oracle: Oracle, policy
     finally:
         if own is not None:
             own.close()
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity where the system has none to tell (macOS, Windows)
+        return os.cpu_count() or 1
+
+
+def candidate_width(candidate: Connection, live: Connection | None) -> int:
+    """How many whole jobs the candidate is asked at once beside the oracle ``live``: its width, but where the
+    oracle works on this machine meanwhile (harbor's processes), only as many as the cores it leaves. A harbor
+    job is one thread: the cores the candidate takes from it while both work it never gets back, so asking the
+    candidate wider there would make the run slower, not faster."""
+    width = candidate.capabilities.width
+    if width > 1 and live is not None and live.working:
+        width = min(width, max(1, cores() - live.capabilities.width))
+    return width
 
 
 def _wait(future: Future[T]) -> Future[T]:
@@ -308,11 +330,13 @@ class _Chunk:
                 self.oracle_replies = Future()
                 self.oracle_replies.set_result(ask(live, surface.name, self.encoded, self.batchable))
             self.asked = list(range(len(self.inputs)))
+        width = None if self.batchable else candidate_width(candidate, live)  # whole jobs only: each a request
+
         def asking(values: list[Any]) -> Future[list[Reply]]:
             if on_lane and own is not None:  # after whatever the lane was given before: one request at a time
-                return own.submit(candidate, ask, candidate, surface.name, values, self.batchable)
+                return own.submit(candidate, ask, candidate, surface.name, values, self.batchable, width)
             done: Future[list[Reply]] = Future()
-            done.set_result(ask(candidate, surface.name, values, self.batchable))
+            done.set_result(ask(candidate, surface.name, values, self.batchable, width))
             return done
 
         self.candidate_replies = asking([self.encoded[i] for i in self.asked])

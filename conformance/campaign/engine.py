@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import logging
-import os
 import signal
 import threading
 import time
@@ -42,6 +41,7 @@ from conformance.core.scope import Scope
 from conformance.errors import UsageError
 from conformance.report.model import CaseLine, Footer, Party
 from conformance.report.writer import Tally
+from conformance.run.runner import cores
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -88,7 +88,7 @@ def _cluster(plan: Plan, log: Callable[[str], None]) -> Iterator[Client]:
                 raise UsageError(f"scheduler {plan.scheduler}: no worker within {plan.connect_timeout:g}s") from None
             yield client
         return
-    workers = plan.workers or _cores()
+    workers = plan.workers or cores()
     log(f"starting a local cluster of {workers} worker process(es)")
     with warnings.catch_warnings(), _children_ignore_ctrl_c():
         warnings.simplefilter("ignore")  # the dashboard's port taken: Dask takes another, and its link is printed
@@ -96,13 +96,6 @@ def _cluster(plan: Plan, log: Callable[[str], None]) -> Iterator[Client]:
                                silence_logs=logging.WARNING)
     with cluster, Client(cluster) as client:
         yield client
-
-
-def _cores() -> int:
-    """The cores this process may use: a container's share, not the machine's."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 @contextmanager

@@ -258,11 +258,10 @@ def _run_chunk(chunk: list[Input], candidate: Connection, oracle: Oracle, policy
 
 
 def cores() -> int:
-    """The cores this process may run on."""
-    try:
+    """The cores this process may use: a container's share, not the machine's."""
+    if hasattr(os, "sched_getaffinity"):  # not on macOS and Windows
         return len(os.sched_getaffinity(0))
-    except AttributeError:  # no affinity where the system has none to tell (macOS, Windows)
-        return os.cpu_count() or 1
+    return os.cpu_count() or 1
 
 
 def candidate_width(candidate: Connection, live: Connection | None) -> int:

@@ -117,6 +117,26 @@ def test_a_concurrent_in_process_candidate_answers_whole_jobs_at_once_from_threa
         assert reference.capabilities.width == reference_candidate.concurrency >= 1
 
 
+def test_a_concurrent_in_process_candidates_threads_are_kept_from_call_to_call_and_end_at_close():
+    """Its threads are started once, not for every run of whole jobs, and none is left after ``close``."""
+    seen: set[int] = set()
+
+    def handler(value: Any) -> Any:
+        seen.add(threading.get_ident())
+        return value
+
+    candidate = Candidate("wide", "1", concurrency=2)
+    candidate.surface("job.result")(handler)
+    connection = _in_process(candidate)
+    items = [(i, "job.result", wire.encode(i)) for i in range(4)]
+    for _ in range(5):
+        assert [reply.kind for reply in connection.run_each(items)] == [ReplyKind.OUTPUT] * 4
+    assert 1 <= len(seen) <= 2  # the same two threads answered all twenty
+    assert {t.ident for t in threading.enumerate()} >= seen
+    connection.close()
+    assert not seen & {t.ident for t in threading.enumerate()}
+
+
 def test_a_process_has_a_lane_of_its_own_and_says_how_it_ended():
     connection = connect(EXEC_REFERENCE)
     with connection:

@@ -1,4 +1,5 @@
-"""``conformance cache``: what the oracle answer cache and the stored inputs hold, and clearing them;
+"""``conformance cache``: what the oracle answer cache, the stored inputs and the parsed case files hold, and
+clearing them;
 ``conformance recordings``: the answers and inputs that ship with the suite, written and checked."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from rich.markup import escape
 from conformance import ORACLE_RELEASE
 from conformance.cli import options as opt
 from conformance.cli.console import log, out
+from conformance.corpus import parsed
 from conformance.oracle import answers
 from conformance.run import recording, stored_inputs
 
@@ -21,7 +23,7 @@ def _size(count: int) -> str:
 
 def info() -> None:
     """Where the oracle answer cache is, its size, and its answers by oracle and surface; then the stored inputs
-    of generator runs with a fixed seed, by surface."""
+    of generator runs with a fixed seed, by surface; then the case files kept parsed."""
     found = answers.info()
     out.print(f"oracle answer cache: {escape(str(found.folder))} ({_size(found.bytes)}, {found.entries} answer(s); "
               f"at most {answers.MAX_ENTRIES}, the oldest go first)", highlight=False)
@@ -38,10 +40,14 @@ def info() -> None:
               "sequence(s) of generated inputs)", highlight=False)
     for surface, count in sorted(inputs.by_surface.items()):
         out.print(f"  {escape(surface)}: {count} sequence(s)", highlight=False)
+    kept = parsed.info()
+    out.print(f"parsed case files: {escape(str(parsed.folder()))} ({_size(kept.bytes)}, {kept.files} file(s))",
+              highlight=False)
 
 
 def clear() -> None:
-    """Remove every stored oracle answer and stored input; the next run asks the oracle and draws again."""
+    """Remove every stored oracle answer, stored input and parsed case file; the next run asks the oracle, draws
+    and parses again."""
     found = answers.info()
     freed = answers.clear()
     out.print(f"removed {found.entries} answer(s), {_size(freed)}, from {escape(str(found.folder))}", highlight=False)
@@ -49,6 +55,9 @@ def clear() -> None:
     freed = stored_inputs.clear()
     out.print(f"removed {inputs.sequences} sequence(s) of stored inputs, {_size(freed)}, from "
               f"{escape(str(inputs.folder))}", highlight=False)
+    kept = parsed.clear()
+    out.print(f"removed {kept.files} parsed case file(s), {_size(kept.bytes)}, from {escape(str(parsed.folder()))}",
+              highlight=False)
 
 
 def recordings_write(harbor: opt.HarborRelease = ORACLE_RELEASE) -> None:

@@ -18,7 +18,7 @@ class InProcess(BaseConnection):
 
     Asked in the caller's thread (it may rely on running in the main one), unless it declares a ``concurrency``
     above 1 (``kit.candidate.Candidate``): requests that each run a whole job are then answered that many at once,
-    each in a thread of its own (:meth:`run_each`).
+    from threads started on the first such run and kept until :meth:`close` (:meth:`run_each`).
     """
 
     def __init__(self, spec: Spec, target: Any, *, validate: bool = False) -> None:
@@ -27,6 +27,7 @@ class InProcess(BaseConnection):
         self.validate = validate
         self.broken = ""
         self.batch_fallbacks: list[str] = []
+        self._threads: ThreadPoolExecutor | None = None
         self.implementation: Implementation = check_started(
             target.handle({"cmd": "start", "protocol": PROTOCOL_VERSION}), spec, validate)
         concurrency = getattr(target, "concurrency", 1)
@@ -51,10 +52,13 @@ class InProcess(BaseConnection):
     def run_each(self, items: list[tuple[int, str, Any]]) -> list[Reply]:
         if self.width < 2 or len(items) < 2:
             return [self.run(*item) for item in items]
-        with ThreadPoolExecutor(min(self.width, len(items)), thread_name_prefix="conformance-in-process") as threads:
-            return list(threads.map(lambda item: self.run(*item), items))
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(self.width, thread_name_prefix="conformance-in-process")
+        return list(self._threads.map(lambda item: self.run(*item), items))
 
     def close(self) -> Reply | None:
+        if self._threads is not None:
+            self._threads.shutdown()
         try:
             self.target.handle({"cmd": "stop"})
         except Exception as e:

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from conformance import shipped
 from conformance.core import scope, surfaces
 from conformance.core.compare import Result
+from conformance.corpus import parsed
 from conformance.corpus.files import FileProblem, read_case_file
 from conformance.corpus.yaml_values import AliasError, CaseLoader, FileRead, LimitError, lint
 from conformance.errors import ConfigurationError
@@ -144,6 +145,8 @@ class LoadedCase:
         return self.case.id
 
 
+# What a case file parses to: its cases, its errors, and the files its ``!file`` tags read.
+Parsed = tuple[list[LoadedCase], list[CaseError], tuple[FileRead, ...]]
 # (line, id, first line, last line) of one case mapping in a case file.
 CaseNode = tuple[int, str | None, int, int]
 
@@ -181,7 +184,7 @@ def load_file(path: Path, data: bytes | None = None) -> tuple[list[LoadedCase], 
     return cases, errors
 
 
-def _parse(path: Path, data: bytes | None) -> tuple[list[LoadedCase], list[CaseError], tuple[FileRead, ...]]:
+def _parse(path: Path, data: bytes | None) -> Parsed:
     """:func:`load_file`, and the files its ``!file`` tags read."""
     loaded, errors, loader = _parse_with(path, data)
     return loaded, errors, tuple(loader.reads) if loader is not None else ()
@@ -266,9 +269,18 @@ def case_files(root: Path) -> list[Path]:
     return sorted(p for p in root.glob("*/*.yaml") if not p.is_dir())
 
 
-# A file's cases by (path, sha256 of its text), with the files its ``!file`` tags read: a process that reads the
-# corpus again (a test suite, the gate's releases) parses only a file whose text, or any file it read, changed.
-_LOADED: dict[tuple[Path, str], tuple[list[LoadedCase], list[CaseError], tuple[FileRead, ...]]] = {}
+# A file's parse by (path, sha256 of its text): a process that reads the corpus again (a test suite, the gate's
+# releases) parses only a file whose text, or any file it read, changed; and a process that reads it first takes
+# the parse an earlier one kept on disk (:mod:`conformance.corpus.parsed`).
+_LOADED: dict[tuple[Path, str], Parsed] = {}
+
+
+def _recalled(path: Path, text_digest: str) -> Parsed | None:
+    found = parsed.recall(path, text_digest)
+    if not (isinstance(found, tuple) and len(found) == 3
+            and all(isinstance(read, FileRead) and read.holds() for read in found[2])):
+        return None
+    return found
 
 
 def _load_file_once(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
@@ -278,7 +290,11 @@ def _load_file_once(path: Path) -> tuple[list[LoadedCase], list[CaseError]]:
         return [], [CaseError(path, 1, None, str(e))]
     key = (path, hashlib.sha256(data).hexdigest())
     if key not in _LOADED or not all(read.holds() for read in _LOADED[key][2]):
-        _LOADED[key] = _parse(path, data)
+        found = _recalled(*key)
+        if found is None:
+            found = _parse(path, data)
+            parsed.keep(*key, found)
+        _LOADED[key] = found
     cases, errors, _ = _LOADED[key]
     return list(cases), list(errors)
 

@@ -199,9 +199,7 @@ def test_cases_only_need_no_inputs(tmp_path):
 
 
 def test_another_hypothesis_needs_one_and_says_to_pin_it(tmp_path, monkeypatch):
-    import hypothesis
-
-    monkeypatch.setattr(hypothesis, "__version__", "6.0.0")
+    monkeypatch.setattr(stored_inputs, "hypothesis_version", lambda: "6.0.0")
     found = _need(tmp_path)
     assert found.needed is True
     assert "6.0.0 is installed" in found.reason and "harbor-conformance[pinned]" in found.reason

@@ -130,3 +130,38 @@ def test_a_first_finding_run_takes_the_replayed_divergence_as_it_is(tmp_path, st
     assert line.divergences == live_line.divergences != [], "the input a live run finds first"
     # always_wrong diverges on every input: the first one sent is the finding, and no live run follows it
     assert line.inputs_run == 1 and line.replayed == 0
+
+
+REPLAY_IN_A_NEW_PROCESS = """
+import sys
+from pathlib import Path
+from conformance.core import surfaces
+from conformance.report.reader import read
+from conformance.run import certification
+report = Path(sys.argv[1])
+run = certification.certify(certification.Options(
+    candidate="reference", oracle="reference", surfaces=list(surfaces.SURFACES), no_cases=True, profile="ci",
+    max_examples=3), report)
+assert run.conforms, report.read_text()
+replayed = {line.surface: line.replayed for line in read(report).generated}
+drawing = sorted(m for m in sys.modules if m.split(".")[0] == "hypothesis" or m.endswith(".strategy"))
+print(sorted(replayed.items()), drawing)
+"""
+
+
+def test_a_run_that_sends_stored_inputs_imports_no_hypothesis_and_no_strategy(tmp_path, store):
+    """Sending stored inputs needs nothing of Hypothesis (a third of a second to import) nor of any strategy: the
+    features of each input are computed without them."""
+    import os
+    import subprocess
+    import sys
+
+    from conformance.core import surfaces
+
+    every = list(surfaces.SURFACES)
+    certification.certify(certification.Options(candidate="reference", oracle="reference", surfaces=every,
+                                                no_cases=True, profile="ci", max_examples=3), tmp_path / "first.jsonl")
+    done = subprocess.run([sys.executable, "-c", REPLAY_IN_A_NEW_PROCESS, str(tmp_path / "again.jsonl")],
+                          capture_output=True, text=True, env=os.environ, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == f"{sorted((name, 3) for name in every)} []"

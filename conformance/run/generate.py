@@ -36,6 +36,7 @@ what was already asked, and shrinks as always.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
@@ -61,7 +62,7 @@ from conformance.run import shapes, simplify
 from conformance.run.observations import recording
 from conformance.run.observations import start as observed_to
 from conformance.run.runner import ASKED_AGAIN, Input, Oracle, run_input, run_inputs
-from conformance.run.stored_inputs import InputStore
+from conformance.run.stored_inputs import InputStore, hypothesis_version
 from conformance.run.stored_inputs import key as stored_key
 
 if TYPE_CHECKING:
@@ -120,11 +121,9 @@ def feature_gate(profile_name: str, surface_name: str, budget: int, *, cut_short
 
 def describe(profile: Profile, seed: int, max_examples: int | None) -> Generation:
     """The report header's account of a generation run: enough to repeat it."""
-    from hypothesis import __version__ as hypothesis_version
-
     return Generation(profile=profile.name, seed=seed,
                       max_examples=max_examples if max_examples is not None else profile.max_examples,
-                      target_ulps=profile.target_ulps, hypothesis=hypothesis_version)
+                      target_ulps=profile.target_ulps, hypothesis=hypothesis_version())
 
 
 # How many findings a generator keeps: of one kind (shapes apart), and on one surface.
@@ -574,78 +573,96 @@ def _round(
     ``sequence``: the inputs the run would draw, stored by an earlier one (:mod:`conformance.run.stored_inputs`):
     sent in place of drawing ahead.
     """
-    import hypothesis
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis.reporting import with_reporter
-    from hypothesis.strategies import SearchStrategy
-
-    from conformance.run import ahead  # imports Hypothesis
-
     judge = _Judge(surface_name, known, full, result, drawn_values)
     drawing: ahead.Ahead | None = None  # set while the test runs ahead, in the drawing thread
     asked: ahead.Asked | None = None  # what was asked ahead, for the live run
     told = 0  # inputs told of (on_input) ahead: the live run's first ``told`` inputs are the same ones
-
-    def check(value: Any) -> None:
-        if drawing is not None:  # drawing ahead: every input passes, unscored, as for a candidate that conforms
-            drawing.put(value)
-            return
-        if observed is not None:
-            for name in present(judge.declared, value):  # an observation's features (what Tyche charts)
-                hypothesis.event(name)
-        record = asked.take(value) if asked is not None else None
-        if record is None:
-            record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
-        raised, score = judge.take(value, record)
-        if judge.calls > told:
-            on_input(surface_name)
-        if score is not None and profile.target_ulps:
-            hypothesis.target(score, label="ulps")
-        if raised is not None:
-            raise raised
-
-    phases = [Phase.explicit] + ([Phase.reuse] if database is not None else []) + [Phase.generate] + (
-        [Phase.shrink] if shrink else []) + (
-        [Phase.target] if profile.target_ulps else [])
-    claimed = candidate.implementation.scope if candidate.implementation is not None else None
-    # The surface's inputs are within the suite's scope already; values the candidate claims are merged into them
-    # after, so an input they changed is held to it again (only then: it is a walk over the whole input).
-    inputs: SearchStrategy[Any] = surfaces.get(surface_name).inputs()
-    if claimed is not None and claimed.get(surface_name):
-        inputs = scope.restrict(inputs, claimed, surface_name).filter(scope.in_scope)
     drawn_ahead = observed is None and DRAW_AHEAD
-    deferred = ahead.DeferredDatabase(database) if database is not None and drawn_ahead else None
-    configured = settings(
-        max_examples=budget,
-        database=deferred if deferred is not None else database,
-        deadline=None,
-        derandomize=False,
-        phases=phases,
-        report_multiple_bugs=True,
-        suppress_health_check=list(HealthCheck),
-        print_blob=False,
-    )
-    if observed is not None:  # the observations' property: the surface (Hypothesis wants an identifier)
-        check.__name__ = check.__qualname__ = "generated_" + re.sub(r"\W", "_", surface_name)
-    property_test = given(inputs)(check)
-    # The seed inside the settings: @seed alone turns the example database off, the settings given after it
-    # put it back.
-    test: Callable[[], None] = configured(hypothesis.seed(seed)(property_test))
+    # A stored sequence is sent without drawing: Hypothesis and the strategy are imported and built only when a
+    # run draws (a replay that diverges goes on live).
+    replaying = drawn_ahead and sequence is not None
+    deferred = None
+    if database is not None and drawn_ahead and not replaying:  # a replay draws nothing it would defer
+        from conformance.run import ahead
 
-    def quietly() -> None:  # findings go to the report, not to stdout
-        with with_reporter(lambda _message: None):
-            test()
+        deferred = ahead.DeferredDatabase(database)
 
-    inputs_independent_of_imports()
-    quiet_warnings()
+    @functools.cache  # one test a round: the drawing thread's, then the live run's
+    def hypothesis_test() -> Callable[[], None]:
+        """The round's Hypothesis run, quiet (findings go to the report, not to stdout)."""
+        import hypothesis
+        from hypothesis import HealthCheck, Phase, given, settings
+        from hypothesis.reporting import with_reporter
+        from hypothesis.strategies import SearchStrategy
+
+        def check(value: Any) -> None:
+            if drawing is not None:  # drawing ahead: every input passes, unscored, as for a candidate that conforms
+                drawing.put(value)
+                return
+            if observed is not None:
+                for name in present(judge.declared, value):  # an observation's features (what Tyche charts)
+                    hypothesis.event(name)
+            record = asked.take(value) if asked is not None else None
+            if record is None:
+                record = run_input(f"{surface_name}::generated", surface_name, value, candidate, oracle, policy)
+            raised, score = judge.take(value, record)
+            if judge.calls > told:
+                on_input(surface_name)
+            if score is not None and profile.target_ulps:
+                hypothesis.target(score, label="ulps")
+            if raised is not None:
+                raise raised
+
+        phases = [Phase.explicit] + ([Phase.reuse] if database is not None else []) + [Phase.generate] + (
+            [Phase.shrink] if shrink else []) + (
+            [Phase.target] if profile.target_ulps else [])
+        claimed = candidate.implementation.scope if candidate.implementation is not None else None
+        # The surface's inputs are within the suite's scope already; values the candidate claims are merged into
+        # them after, so an input they changed is held to it again (only then: it is a walk over the whole input).
+        inputs: SearchStrategy[Any] = surfaces.get(surface_name).inputs()
+        if claimed is not None and claimed.get(surface_name):
+            inputs = scope.restrict(inputs, claimed, surface_name).filter(scope.in_scope)
+        configured = settings(
+            max_examples=budget,
+            database=deferred if deferred is not None else database,
+            deadline=None,
+            derandomize=False,
+            phases=phases,
+            report_multiple_bugs=True,
+            suppress_health_check=list(HealthCheck),
+            print_blob=False,
+        )
+        if observed is not None:  # the observations' property: the surface (Hypothesis wants an identifier)
+            check.__name__ = check.__qualname__ = "generated_" + re.sub(r"\W", "_", surface_name)
+        property_test = given(inputs)(check)
+        # The seed inside the settings: @seed alone turns the example database off, the settings given after it
+        # put it back.
+        test: Callable[[], None] = configured(hypothesis.seed(seed)(property_test))
+
+        def quietly() -> None:
+            with with_reporter(lambda _message: None):
+                test()
+
+        inputs_independent_of_imports()
+        quiet_warnings()
+        return quietly
+
     if drawn_ahead:
         saved, drawn_so_far = result.counts(), len(drawn_values) if drawn_values is not None else 0
-        source: Iterable[Any] = sequence if sequence is not None else ahead.Ahead(quietly)
-        if isinstance(source, ahead.Ahead):
-            drawing = source
+        source: Iterable[Any]
+        if sequence is None:
+            from conformance.run import ahead
+
+            source = drawing = ahead.Ahead(hypothesis_test())
             drawing.start()
-        raised, taken = _asked_ahead(surface_name, source, candidate, oracle, policy, judge, profile, on_input,
-                                     replayed=sequence is not None)
+        else:
+            source = sequence
+        try:  # the drawing thread is stopped before anything else
+            raised, taken = _asked_ahead(surface_name, source, candidate, oracle, policy, judge, profile, on_input,
+                                         replayed=sequence is not None)
+        finally:
+            if drawing is not None:
+                drawing.close()
         whole = raised is None and (drawing is None or drawing.error is None)  # every input passed as taken
         drawing = None
         if deferred is not None and whole:  # its writes are what the live run would have written
@@ -657,12 +674,15 @@ def _round(
         if whole:
             return judge.latest, (judge.drawn_before_first if judge.drawn_before_first is not None else budget)
         # Live from the start: the same inputs again up to the one that did not pass as taken, answered as asked.
+        from conformance.run import ahead
+
         result.restore(saved)
         if drawn_values is not None:
             del drawn_values[drawn_so_far:]
         told = judge.calls
         judge = _Judge(surface_name, known, full, result, drawn_values)
         asked = ahead.Asked(lambda value: finding_id(surface_name, value), taken)
+    quietly = hypothesis_test()
     try:
         with recording(observed):
             quietly()
@@ -687,8 +707,6 @@ def _asked_ahead(
     (a ``Taken`` for a score; None when every input passed as taken), and the
     inputs asked with their records for the live run to take (up to ASKED_KEPT). Each record judged is told
     of (``on_input``). A drawing thread is stopped before this returns."""
-    from conformance.run import ahead
-
     sent: deque[Any] = deque()
     taken: list[tuple[Any, CaseLine]] = []
 
@@ -697,24 +715,20 @@ def _asked_ahead(
             sent.append(value)
             yield Input(f"{surface_name}::generated", surface_name, value)
 
-    try:
-        with closing(run_inputs(items(), candidate, oracle, policy, arriving=not replayed)) as records:
-            for record in records:
-                value = sent.popleft()
-                raised, score = judge.take(value, record)
-                on_input(surface_name)
-                if raised is None and profile.target_ulps and score is not None:
-                    raised = Taken(f"target score {score}")
-                # An answer that ends the run ahead is left for the live run to ask again, as it asks every
-                # input: a candidate whose answers change with the order it is asked in is then judged on what it
-                # answers live. A crash or a timeout (a restart, a whole time limit) is taken as it came.
-                if len(taken) < ASKED_KEPT and (raised is None or record.outcome not in ASKED_AGAIN):
-                    taken.append((value, record))
-                if raised is not None:
-                    return raised, taken
-                if replayed:
-                    judge.result.replayed += 1
-    finally:
-        if isinstance(values, ahead.Ahead):
-            values.close()
+    with closing(run_inputs(items(), candidate, oracle, policy, arriving=not replayed)) as records:
+        for record in records:
+            value = sent.popleft()
+            raised, score = judge.take(value, record)
+            on_input(surface_name)
+            if raised is None and profile.target_ulps and score is not None:
+                raised = Taken(f"target score {score}")
+            # An answer that ends the run ahead is left for the live run to ask again, as it asks every
+            # input: a candidate whose answers change with the order it is asked in is then judged on what it
+            # answers live. A crash or a timeout (a restart, a whole time limit) is taken as it came.
+            if len(taken) < ASKED_KEPT and (raised is None or record.outcome not in ASKED_AGAIN):
+                taken.append((value, record))
+            if raised is not None:
+                return raised, taken
+            if replayed:
+                judge.result.replayed += 1
     return None, taken

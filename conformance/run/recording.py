@@ -55,8 +55,6 @@ class Written:
 def write(harbor_version: str = ORACLE_RELEASE, log: Callable[[str], None] = lambda message: None) -> Written:
     """Record harbor ``VERSION``'s answers to the corpus and to the ``ci`` inputs; UsageError when the reference
     does not conform (its answers would not be the ones a conforming candidate needs)."""
-    from hypothesis import __version__ as hypothesis_version
-
     with tempfile.TemporaryDirectory(prefix="conformance-recording-") as scratch:
         folder = Path(scratch)
         store = answers.AnswerStore(folder / "answers" / answers.FILE)
@@ -85,7 +83,7 @@ def write(harbor_version: str = ORACLE_RELEASE, log: Callable[[str], None] = lam
         header = recordings.RecordingHeader(
             harbor_version=harbor_version, lock_hash=identity.lock_hash, python=identity.python,
             adapter=identity.adapter, protocol=identity.protocol, implementation=implementation,
-            suite_version=__version__, hypothesis=hypothesis_version, entries=len(entries))
+            suite_version=__version__, hypothesis=stored_inputs.hypothesis_version(), entries=len(entries))
         path = recordings.path(harbor_version)
         recordings.write(path, header, entries)
         store.close()

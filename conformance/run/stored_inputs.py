@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import importlib.metadata
 import json
 import os
 import tempfile
@@ -110,12 +111,21 @@ def strategy_fingerprint(surface_name: str) -> str:
     return digest.hexdigest()[:24]
 
 
-def key(surface_name: str, *, profile: str, seed: int, budget: int, claimed: Any) -> InputKey:
-    from hypothesis import __version__ as hypothesis_version
+@functools.cache
+def hypothesis_version() -> str:
+    """Hypothesis's version, from its installed metadata: a run that sends stored inputs never imports it."""
+    try:
+        return importlib.metadata.version("hypothesis")
+    except importlib.metadata.PackageNotFoundError:  # on the path without its metadata
+        from hypothesis import __version__
 
+        return __version__
+
+
+def key(surface_name: str, *, profile: str, seed: int, budget: int, claimed: Any) -> InputKey:
     claimed_digest = "" if not claimed else hashlib.sha256(
         json.dumps(wire.encode(claimed), sort_keys=True).encode()).hexdigest()[:24]
-    return InputKey(surface_name, strategy_fingerprint(surface_name), profile, seed, budget, hypothesis_version,
+    return InputKey(surface_name, strategy_fingerprint(surface_name), profile, seed, budget, hypothesis_version(),
                     claimed_digest)
 
 

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from conformance.core.features import Feature
-from conformance.surfaces.multi_step_reward.strategy import own_rewards
+from conformance.strategies.reward_files import own_rewards
 from conformance.surfaces.reward_parse.features import any_reward_file, non_finite
 
 

@@ -21,6 +21,7 @@ import struct
 from hypothesis import strategies as st
 
 from conformance.strategies.picks import pick, pick_each
+from conformance.strategies.reward_files import own_rewards
 from conformance.surfaces.reward_parse.strategy import reward_json as any_reward_json
 from conformance.surfaces.reward_parse.strategy import reward_txt as any_reward_txt
 
@@ -92,19 +93,6 @@ def _min_reward(rng: random.Random) -> object:
 def _threshold(value: object) -> bool:
     """A value the input model takes as a threshold: a float, or an int of at most 2**53."""
     return isinstance(value, float) or (type(value) is int and abs(value) <= 2**53)
-
-
-def own_rewards(drawn: dict) -> dict:
-    """The rewards a step's reward files parse to, when they plainly do (else {})."""
-    try:
-        if drawn.get("reward_json") is not None:
-            rewards = json.loads(drawn["reward_json"])
-            return rewards if isinstance(rewards, dict) else {}
-        if drawn.get("reward_txt") is not None:
-            return {"reward": float(drawn["reward_txt"])}
-    except ValueError:
-        pass
-    return {}
 
 
 def _own_min_reward(rng: random.Random, rewards: dict) -> object:

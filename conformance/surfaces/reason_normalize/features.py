@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.core.features import Feature
-from conformance.surfaces.reason_normalize.strategy import LISTED_CODES
+from conformance.surfaces.reason_normalize.agent_challenge import LISTED_CODES
 
 _CODES = frozenset(LISTED_CODES)
 

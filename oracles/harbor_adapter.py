@@ -176,7 +176,7 @@ def main() -> None:
     # serve() returns on `stop` or end of input, and the interpreter then exits
     # normally: under `coverage run` that is when the data file is written (an
     # exit hook, which os._exit or a kill would skip).
-    workdir = Path(tempfile.mkdtemp(prefix="harbor-oracle-"))
+    workdir = Path(tempfile.mkdtemp(prefix="harbor-oracle-", dir=kit.scratch_folder()))  # jobs' trial folders too
     try:
         build(workdir, surface_folders(sys.argv[2:])).serve()
     finally:

@@ -47,6 +47,7 @@ def test_the_same_files_get_the_same_folder_from_one_request_to_the_next(tmp_pat
     them are in use at once) lets every run of one script find the environment the first one made."""
     import tempfile
 
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the user's temporary folder is where they go
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     files = {"m.py": b"a", "sub/n.py": b"b"}
     with working_folder(files, change_directory=False) as first:
@@ -69,6 +70,7 @@ def test_a_folder_others_may_write_in_is_not_used(tmp_path, monkeypatch):
     what is in it), a random folder is used instead, as before names were stable."""
     import tempfile
 
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the user's temporary folder is where they go
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     shared = tmp_path / f"conformance-files-{os.getuid()}"
     shared.mkdir()
@@ -183,3 +185,61 @@ def test_a_uv_script_inside_a_project_leaves_the_project_alone(tmp_path):
     assert UvScriptMetric(script).compute([{"reward": 1}, None]) == {"lines": ['{"reward": 1}', "null", ""]}
     assert (project / ".venv" / "kept").read_text() == "the user's"
     assert not (project / "uv.lock").exists()
+
+
+# -- where short-lived folders go ----------------------------------------------------------
+
+
+@pytest.fixture
+def memory(tmp_path, monkeypatch):
+    """A stand-in for /dev/shm (a folder of tmp_path) and the mount table that says what it is; no temporary
+    folder named in the environment."""
+    from conformance.kit import candidate
+
+    folder = tmp_path / "shm"
+    folder.mkdir()
+    mounts = tmp_path / "mounts"
+    monkeypatch.setattr(candidate, "MEMORY_FOLDER", str(folder))
+    monkeypatch.setattr(candidate, "_MOUNTS", str(mounts))
+    for name in ("TMPDIR", "TEMP", "TMP"):
+        monkeypatch.delenv(name, raising=False)
+    candidate._memory_backed.cache_clear()
+    yield folder, mounts
+    candidate._memory_backed.cache_clear()
+
+
+@pytest.mark.parametrize(("table", "used"), [
+    ("tmpfs {} tmpfs rw,nosuid,nodev 0 0", True),
+    ("tmpfs {} tmpfs rw,nosuid,nodev,noexec 0 0", False),  # a program there could not be run
+    ("tmpfs {} tmpfs ro,nosuid 0 0", False),
+    ("/dev/vda {} ext4 rw,relatime 0 0", False),  # a disk: nothing gained
+    ("tmpfs {} tmpfs rw 0 0\n/dev/vda {} ext4 rw 0 0", False),  # mounted over: the last mount is what is seen
+    ("/dev/vda {} ext4 rw 0 0\ntmpfs {} tmpfs rw 0 0", True),
+    ("tmpfs /elsewhere tmpfs rw 0 0", False),
+])
+def test_short_lived_folders_go_to_a_memory_backed_folder_only_when_it_is_one_to_use(memory, table, used):
+    import tempfile
+
+    from conformance.kit.candidate import scratch_folder
+
+    folder, mounts = memory
+    mounts.write_text(table.replace("{}", str(folder)) + "\n")
+    assert scratch_folder() == (str(folder) if used else tempfile.gettempdir())
+
+
+def test_a_memory_backed_folder_without_room_or_a_named_temporary_folder_is_not_used(memory, monkeypatch):
+    import tempfile
+
+    from conformance.kit import candidate
+
+    folder, mounts = memory
+    mounts.write_text(f"tmpfs {folder} tmpfs rw 0 0\n")
+    assert candidate.scratch_folder() == str(folder)
+    with working_folder({"m.py": b"x"}, change_directory=False) as made:
+        assert made.parent.parent == folder  # conformance-files-UID/DIGEST-SLOT in it
+    monkeypatch.setenv("TMPDIR", str(folder.parent))
+    assert candidate.scratch_folder() == tempfile.gettempdir()  # the user's choice
+    monkeypatch.delenv("TMPDIR")
+    monkeypatch.setattr(candidate, "MEMORY_ROOM", 2**62)  # Docker's 64 MB /dev/shm, for one
+    candidate._memory_backed.cache_clear()
+    assert candidate.scratch_folder() == tempfile.gettempdir()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import hashlib
 import itertools
 import os
@@ -107,7 +108,7 @@ def _new_folder(files: list[tuple[str, PurePosixPath, Any]]) -> Path:
         digest.update(content)
     parent = _private_parent()
     if parent is None:
-        return Path(tempfile.mkdtemp(prefix="conformance-files-"))
+        return Path(tempfile.mkdtemp(prefix="conformance-files-", dir=scratch_folder()))
     for slot in itertools.count():
         folder = parent / f"{digest.hexdigest()[:20]}-{slot}"
         try:
@@ -119,10 +120,10 @@ def _new_folder(files: list[tuple[str, PurePosixPath, Any]]) -> Path:
 
 
 def _private_parent() -> Path | None:
-    """``$TMPDIR/conformance-files-UID``, made if need be: a folder of this user's that no one else may write in
-    (a name others can guess must not be theirs to make first); None where it is not such a folder."""
+    """``conformance-files-UID`` in :func:`scratch_folder`, made if need be: a folder of this user's that no one else
+    may write in (a name others can guess must not be theirs to make first); None where it is not such a folder."""
     uid = os.getuid() if hasattr(os, "getuid") else None
-    parent = Path(tempfile.gettempdir()) / f"conformance-files-{uid if uid is not None else 'user'}"
+    parent = Path(scratch_folder()) / f"conformance-files-{uid if uid is not None else 'user'}"
     try:
         parent.mkdir(mode=0o700, exist_ok=True)
         found = os.lstat(parent)
@@ -131,6 +132,45 @@ def _private_parent() -> Path | None:
     if not stat.S_ISDIR(found.st_mode) or found.st_mode & 0o022 or (uid is not None and found.st_uid != uid):
         return None
     return parent
+
+
+# Linux's memory-backed folder, and what it must have free to take short-lived folders (a request's hold a few
+# files and go when it ends).
+MEMORY_FOLDER = "/dev/shm"
+MEMORY_ROOM = 256 * 2**20
+_MOUNTS = "/proc/self/mounts"
+
+
+def scratch_folder() -> str:
+    """Where short-lived folders go (a request's working folder, a job's trial folders): the temporary folder the
+    user names (``TMPDIR``, ``TEMP`` or ``TMP``); else, on Linux, the memory-backed ``/dev/shm`` when it is a tmpfs
+    this process may write in and run programs from, with room to spare; else the system's temporary folder.
+
+    A harbor job makes and removes some forty folders for each trial; on a virtual machine's disk that was a third
+    of a multi-step input's cost, and in memory next to nothing.
+    """
+    if any(os.environ.get(name) for name in ("TMPDIR", "TEMP", "TMP")) or not _memory_backed(MEMORY_FOLDER):
+        return tempfile.gettempdir()
+    return MEMORY_FOLDER
+
+
+@functools.cache
+def _memory_backed(folder: str) -> bool:
+    """Whether ``folder`` is a tmpfs mounted writable and not ``noexec`` (the last mount on it is the one seen),
+    that this process may write in, with :data:`MEMORY_ROOM` free."""
+    options = None
+    try:
+        with open(_MOUNTS, encoding="utf-8", errors="replace") as mounts:
+            for line in mounts:
+                fields = line.split()
+                if len(fields) >= 4 and fields[1] == folder:
+                    options = fields[3].split(",") if fields[2] == "tmpfs" else None
+        if options is None or "ro" in options or "noexec" in options or not os.access(folder, os.W_OK | os.X_OK):
+            return False
+        room = os.statvfs(folder)
+    except OSError:  # no such table (not Linux), or the folder gone
+        return False
+    return room.f_bavail * room.f_frsize >= MEMORY_ROOM
 
 
 def current_folder() -> Path | None:

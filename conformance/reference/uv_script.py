@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from conformance.kit.candidate import current_folder, in_folder
+from conformance.kit.candidate import current_folder, in_folder, scratch_folder
 
 
 class UvScriptMetric:
@@ -34,7 +34,7 @@ class UvScriptMetric:
     def compute(self, rewards: list[Any]) -> Any:
         from conformance.oracle.environments import script_environment
 
-        with tempfile.TemporaryDirectory() as folder:
+        with tempfile.TemporaryDirectory(dir=scratch_folder()) as folder:
             input_path, output_path = Path(folder) / "rewards.jsonl", Path(folder) / "metric.json"
             input_path.write_text("".join(map(self.jsonl_line, rewards)), encoding="utf-8")
             result = subprocess.run(

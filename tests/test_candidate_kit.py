@@ -187,6 +187,28 @@ def test_a_uv_script_inside_a_project_leaves_the_project_alone(tmp_path):
     assert not (project / "uv.lock").exists()
 
 
+def test_a_uv_script_writes_the_bytecode_of_what_it_imports_where_the_process_says_not_to(tmp_path, monkeypatch):
+    """A script's dependencies live in uv's environment, kept from run to run: without their bytecode every run
+    compiles them again (numpy, 0.28 s a run against 0.11 s). Shown here with a module beside the script."""
+    from conformance.oracle import environments
+    from conformance.reference.uv_script import UvScriptMetric
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    environments.script_environment.cache_clear()
+    (tmp_path / "helper.py").write_text("VALUE = 7\n")
+    script = tmp_path / "metric.py"
+    script.write_text("import argparse, json, sys\n"
+                      "sys.path.insert(0, __import__('os').path.dirname(__file__))\n"
+                      "import helper\n"
+                      "p = argparse.ArgumentParser(); p.add_argument('-i'); p.add_argument('-o'); a = p.parse_args()\n"
+                      "json.dump({'value': helper.VALUE, 'written': not sys.flags.dont_write_bytecode, "
+                      "'to': helper.__cached__}, open(a.o, 'w'))\n")
+    found = UvScriptMetric(script).compute([])
+    assert (found["value"], found["written"]) == (7, True)
+    assert Path(found["to"]).is_file()  # beside it, or under PYTHONPYCACHEPREFIX where that is set
+    environments.script_environment.cache_clear()
+
+
 # -- where short-lived folders go ----------------------------------------------------------
 
 

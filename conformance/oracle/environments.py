@@ -139,8 +139,13 @@ def script_environment() -> dict[str, str]:
     user's project would otherwise have uv sync that project's environment
     with the oracle's CPython, replacing a ``.venv`` of another Python (the
     one the suite may be running from) and writing a ``uv.lock`` there.
+    PYTHONDONTWRITEBYTECODE is left out: a script's dependencies live in
+    uv's cached environment, kept from run to run, and without bytecode
+    every run compiles what it imports again (numpy: 0.28 s a run, 0.11 s
+    once its bytecode is written).
     """
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     if named := os.environ.get(PYTHON_ENV):
         _named_python(named, PYTHON_SERIES)  # set by hand, a wrong one is an error here, not a Python left out
     try:

@@ -57,8 +57,9 @@ class InProcess(BaseConnection):
         return list(self._threads.map(lambda item: self.run(*item), items))
 
     def close(self) -> Reply | None:
-        if self._threads is not None:
+        if self._threads is not None:  # a run after close starts them again, as the first did
             self._threads.shutdown()
+            self._threads = None
         try:
             self.target.handle({"cmd": "stop"})
         except Exception as e:

@@ -164,3 +164,25 @@ def test_cache_info_and_clear_show_and_remove_the_kept_parses(tmp_path, cache):
     assert cleared.exit_code == 0, cleared.output
     assert "removed 2 parsed case file(s)" in cleared.output
     assert parsed.info().files == 0
+
+
+def test_the_oldest_kept_parses_go_past_the_limit(tmp_path, cache, monkeypatch):
+    """Each change to the suite's code keys a new set of parses: the oldest written go first, once a process."""
+    corpus = tmp_path / "corpus"
+    for number in range(5):
+        write(corpus, "reward.parse", f"f{number}.yaml", GOOD_REWARD.replace("txt-one", f"one-{number}")
+              .replace("::none", f"::none-{number}"))
+    inputs(corpus)
+    kept = sorted(parsed.folder().glob("*.pickle"), key=lambda file: file.stat().st_mtime)
+    assert len(kept) == 5
+    for age, file in enumerate(kept):  # written a minute apart, the first oldest
+        os.utime(file, (1_000_000 + 60 * age, 1_000_000 + 60 * age))
+    monkeypatch.setattr(parsed, "MAX_ENTRIES", 3)
+    monkeypatch.setattr(parsed, "_pruned", False)
+    later_process(monkeypatch, parses=True)
+    monkeypatch.setattr(parsed, "_code", lambda: "the suite's code once changed")  # every kept parse stale
+    other = tmp_path / "other"
+    write(other, "reward.parse", "good.yaml", GOOD_REWARD)
+    inputs(other)
+    left = set(parsed.folder().glob("*.pickle"))
+    assert len(left) == 3 and set(kept[3:]) <= left and not left & set(kept[:3])

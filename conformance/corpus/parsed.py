@@ -35,6 +35,10 @@ from conformance.core import surfaces
 from conformance.oracle import environments
 
 LAYOUT = 1  # the files' layout; a new one is a new folder
+# At most this many kept parses (the shipped corpus is 70 files, ~1 MB): each change to the suite's code keys a
+# new set, so a process that keeps one first removes the oldest written past the limit.
+MAX_ENTRIES = 1000
+_pruned = False  # once a process
 
 
 def folder() -> Path:
@@ -100,6 +104,7 @@ def keep(path: Path, text_digest: str, value: object) -> None:
         entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private(os.lstat(entry.parent), stat.S_IFDIR):
             return
+        _prune(entry.parent)
         with tempfile.NamedTemporaryFile(dir=entry.parent, suffix=".part", delete=False) as stream:
             part = Path(stream.name)
             pickle.dump(value, stream, protocol=pickle.HIGHEST_PROTOCOL)
@@ -108,6 +113,21 @@ def keep(path: Path, text_digest: str, value: object) -> None:
         if part is not None:
             with contextlib.suppress(OSError):
                 part.unlink(missing_ok=True)
+
+
+def _prune(where: Path) -> None:
+    """Remove the oldest kept parses past :data:`MAX_ENTRIES`, the first time a process keeps one."""
+    global _pruned
+    if _pruned:
+        return
+    _pruned = True
+    dated = []
+    for file in where.glob("*.pickle"):
+        with contextlib.suppress(OSError):
+            dated.append((file.stat().st_mtime, file))
+    for _, file in sorted(dated)[:max(0, len(dated) + 1 - MAX_ENTRIES)]:
+        with contextlib.suppress(OSError):
+            file.unlink()
 
 
 class Kept(NamedTuple):

@@ -39,9 +39,9 @@ from conformance.connection.protocol import Implementation
 from conformance.connection.spec import Spec
 from conformance.core.scope import Scope
 from conformance.errors import UsageError
+from conformance.kit.candidate import cores
 from conformance.report.model import CaseLine, Footer, Party
 from conformance.report.writer import Tally
-from conformance.run.runner import cores
 
 if TYPE_CHECKING:
     from distributed import Client, Future

@@ -173,6 +173,14 @@ def _memory_backed(folder: str) -> bool:
     return room.f_bavail * room.f_frsize >= MEMORY_ROOM
 
 
+def cores() -> int:
+    """The cores this process may use: a container's share, not the machine's (what a ``concurrency`` is sized
+    by)."""
+    if hasattr(os, "sched_getaffinity"):  # not on macOS and Windows
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def current_folder() -> Path | None:
     """The folder of the :func:`working_folder` this thread is in; None outside one (the process's directory)."""
     return _FOLDER.get()

@@ -8,13 +8,12 @@ modules, and must find it importable without the candidate.
 
 from __future__ import annotations
 
-import os
 import platform
 
 from conformance import __version__
 from conformance.core.loading import import_object
 from conformance.core.surfaces import SURFACES
-from conformance.kit.candidate import Candidate
+from conformance.kit.candidate import Candidate, cores
 
 candidate = Candidate(
     "reference",
@@ -24,7 +23,7 @@ candidate = Candidate(
     dependencies={"python": platform.python_version()},
     # Its whole-job answers share no state of the process (working folders without chdir), and spend most of
     # their time in uv-script processes: as many at once as there are cores, up to four.
-    concurrency=min(4, os.cpu_count() or 1),
+    concurrency=min(4, cores()),
 )
 
 for _surface in SURFACES.values():

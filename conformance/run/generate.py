@@ -580,9 +580,8 @@ def _round(
     drawn_ahead = observed is None and DRAW_AHEAD
     # A stored sequence is sent without drawing: Hypothesis and the strategy are imported and built only when a
     # run draws (a replay that diverges goes on live).
-    replaying = drawn_ahead and sequence is not None
     deferred = None
-    if database is not None and drawn_ahead and not replaying:  # a replay draws nothing it would defer
+    if database is not None and drawn_ahead and sequence is None:  # a replay draws nothing it would defer
         from conformance.run import ahead
 
         deferred = ahead.DeferredDatabase(database)

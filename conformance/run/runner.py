@@ -18,7 +18,6 @@ processes at once where the oracle is a pool of them
 from __future__ import annotations
 
 import itertools
-import os
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future, wait
@@ -34,6 +33,7 @@ from conformance.core.compare import NanPolicy, Result, compare
 from conformance.core.outcomes import Outcome, ReplyKind, outcome_of
 from conformance.corpus.cases import LoadedCase
 from conformance.kit import wire
+from conformance.kit.candidate import cores
 from conformance.report.model import CaseLine, result_line
 from conformance.run import lanes
 
@@ -255,13 +255,6 @@ def _run_chunk(chunk: list[Input], candidate: Connection, oracle: Oracle, policy
     finally:
         if own is not None:
             own.close()
-
-
-def cores() -> int:
-    """The cores this process may use: a container's share, not the machine's."""
-    if hasattr(os, "sched_getaffinity"):  # not on macOS and Windows
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def candidate_width(candidate: Connection, live: Connection | None) -> int:

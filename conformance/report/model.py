@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator,
 from conformance.connection.protocol import Implementation
 from conformance.connection.spec import harbor_release
 from conformance.core.compare import Mismatch, MismatchClass, Result, UlpBucket
-from conformance.core.features import Gate
+from conformance.core.features import Gate, falls_short
 from conformance.core.outcomes import DIVERGING, Outcome, ProtocolError, ReplyKind, RunWarning
 from conformance.kit import wire
 
@@ -544,17 +544,23 @@ class GeneratedLine(_Line):
         return bounded(error, DETAIL_LIMIT)
 
     def shortfalls(self) -> list[FeatureShortfall]:
-        """The features whose share of the drawn inputs is below their minimum (a generator that ran only).
+        """The features the drawn inputs fall short on (a generator that ran only): under a failing gate, a share
+        below the minimum; under a warning gate, one that a strategy at its minimum would seldom draw
+        (:func:`conformance.core.features.falls_short`).
 
         A generator that ended in an error is judged by its error, not by what it drew before it.
         """
         if self.error is not None:
             return []
-        shares = {name: self.features.get(name, 0) / self.drawn if self.drawn else 0.0
-                  for name in self.feature_minimums}
-        return [FeatureShortfall(surface=self.surface, feature=name, count=self.features.get(name, 0),
-                                 drawn=self.drawn, share=shares[name], minimum=minimum, gate=self.feature_gate)
-                for name, minimum in sorted(self.feature_minimums.items()) if shares[name] < minimum]
+        found = []
+        for name, minimum in sorted(self.feature_minimums.items()):
+            count = self.features.get(name, 0)
+            short, chance = falls_short(count, self.drawn, minimum, self.feature_gate)
+            if short:
+                found.append(FeatureShortfall(surface=self.surface, feature=name, count=count, drawn=self.drawn,
+                                              share=count / self.drawn if self.drawn else 0.0, minimum=minimum,
+                                              gate=self.feature_gate, chance=chance))
+        return found
 
 
 class CandidateLine(_Line):
@@ -597,11 +603,24 @@ class FeatureShortfall(_Model):
     share: float = Field(description="count / drawn (0 when none was drawn).")
     minimum: float = Field(description="The least share the run's profile asks for.")
     gate: Gate = Field(description="`fail`: the run does not conform for it; `warn`: it is only said.")
+    chance: float | None = Field(default=None, description=(
+        "Under a `warn` gate: how likely a strategy that reaches the feature at exactly its minimum share draws it "
+        "this rarely or less in as many inputs (a warning is said below 0.01). None under a `fail` gate, which "
+        "judges the share itself."))
 
     def describe(self) -> str:
-        """One line: the surface, the feature, the share it reached and its minimum."""
+        """One line: the surface, the feature, the share it reached and its minimum (and, for a warning, how
+        unlikely that share is for a strategy at its minimum)."""
+        odds = "" if self.chance is None else f" (a strategy at its minimum draws this few {_odds(self.chance)})"
         return (f"{self.surface}: feature {self.feature!r} in {self.share:.1%} of {self.drawn} drawn inputs "
-                f"({self.count}), below its minimum {self.minimum:.1%}")
+                f"({self.count}), below its minimum {self.minimum:.1%}{odds}")
+
+
+def _odds(chance: float) -> str:
+    """A small chance in words: ``1 time in 430``; ``less than 1 time in a million`` below that."""
+    if chance < 1e-6:
+        return "less than 1 time in a million"
+    return f"1 time in {1 / chance:,.0f}"
 
 
 class Warned(_Model):

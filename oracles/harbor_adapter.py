@@ -51,9 +51,7 @@ from __future__ import annotations
 import importlib.metadata
 import importlib.util
 import platform
-import shutil
 import sys
-import tempfile
 import traceback
 import types
 from collections.abc import Callable
@@ -176,11 +174,8 @@ def main() -> None:
     # serve() returns on `stop` or end of input, and the interpreter then exits
     # normally: under `coverage run` that is when the data file is written (an
     # exit hook, which os._exit or a kill would skip).
-    workdir = Path(tempfile.mkdtemp(prefix="harbor-oracle-", dir=kit.scratch_folder()))  # jobs' trial folders too
-    try:
+    with kit.held_folder("harbor-oracle-") as workdir:  # the jobs' trial folders too
         build(workdir, surface_folders(sys.argv[2:])).serve()
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,10 @@ answering at once, as a folder of their own that leaves the process's directory 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -265,3 +268,83 @@ def test_a_memory_backed_folder_without_room_or_a_named_temporary_folder_is_not_
     monkeypatch.setattr(candidate, "MEMORY_ROOM", 2**62)  # Docker's 64 MB /dev/shm, for one
     candidate._memory_backed.cache_clear()
     assert candidate.scratch_folder() == tempfile.gettempdir()
+
+
+# -- folders a killed process left -----------------------------------------------------------
+
+HOLDING = """
+import sys, time
+from conformance.kit.candidate import held_folder, working_folder
+with working_folder({"m.py": sys.argv[1].encode()}, change_directory=False) as request, \\
+        held_folder("harbor-oracle-") as workdir:
+    print(request, workdir, flush=True)
+    time.sleep(120)
+"""
+SWEEPING = """
+from conformance.kit.candidate import working_folder
+with working_folder({"other.py": b"x"}, change_directory=False):
+    pass
+"""
+
+
+def _in_user_tmp(tmp_path: Path) -> dict[str, str]:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # the user's temporary folder is where they go
+    env.pop("TEMP", None)
+    env.pop("TMP", None)
+    return env
+
+
+def _holding(tmp_path: Path, content: str) -> tuple[subprocess.Popen[str], list[Path]]:
+    process = subprocess.Popen([sys.executable, "-c", HOLDING, content], stdout=subprocess.PIPE, text=True,
+                               env=_in_user_tmp(tmp_path))
+    assert process.stdout is not None
+    return process, [Path(name) for name in process.stdout.readline().split()]
+
+
+def _age(folder: Path, seconds: float) -> None:
+    then = time.time() - seconds
+    os.utime(folder, (then, then))
+
+
+def test_folders_a_killed_process_left_are_removed_by_the_next_process_and_no_live_ones(tmp_path):
+    """Short-lived folders live in memory (/dev/shm): a process killed with SIGKILL cannot remove its own, and each
+    would keep its share of memory until the machine restarts. The next process that makes one removes those
+    that no living process holds, once they are older than STALE_AFTER."""
+    from conformance.kit.candidate import STALE_AFTER
+
+    killed, left = _holding(tmp_path, "killed")
+    alive, held = _holding(tmp_path, "alive")
+    try:
+        killed.kill()
+        killed.wait(timeout=30)
+        assert all(folder.is_dir() for folder in [*left, *held])
+        for folder in [*left, *held]:
+            _age(folder, STALE_AFTER + 60)
+        young = left[0].parent / "made-a-moment-ago"  # a folder just made, before its maker holds it
+        young.mkdir()
+        subprocess.run([sys.executable, "-c", SWEEPING], env=_in_user_tmp(tmp_path), check=True, timeout=60)
+        assert [folder.exists() for folder in left] == [False, False]
+        assert [folder.exists() for folder in held] == [True, True] and young.exists()
+    finally:
+        alive.kill()
+        alive.wait(timeout=30)
+
+
+def test_a_sweep_leaves_what_is_recent_held_or_not_a_folder(tmp_path):
+    from conformance.kit.candidate import STALE_AFTER, _hold, _sweep
+
+    stale, recent, held = tmp_path / "stale", tmp_path / "recent", tmp_path / "held"
+    for folder in (stale, recent, held):
+        (folder / "inside").mkdir(parents=True)
+    (tmp_path / "a-file").write_bytes(b"")
+    hold = _hold(held)
+    try:
+        for path in (stale, held, tmp_path / "a-file"):
+            _age(path, STALE_AFTER + 1)
+        assert _sweep(tmp_path) == [stale]
+        assert sorted(path.name for path in tmp_path.iterdir()) == ["a-file", "held", "recent"]
+        assert _sweep(tmp_path, now=time.time() + STALE_AFTER + 1) == [recent]
+    finally:
+        assert hold is not None
+        os.close(hold)
+    assert _sweep(tmp_path) == [held]

@@ -21,6 +21,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
@@ -65,6 +66,7 @@ def working_folder(files: dict[str, bytes] | None, *, change_directory: bool = T
     """
     checked = [(name, _relative(name), data) for name, data in (files or {}).items()]
     folder = _new_folder(checked)
+    hold = _hold(folder)
     previous = os.getcwd() if change_directory else None
     token = None
     try:
@@ -81,7 +83,76 @@ def working_folder(files: dict[str, bytes] | None, *, change_directory: bool = T
             os.chdir(previous)
         if token is not None:
             _FOLDER.reset(token)
-        shutil.rmtree(folder, ignore_errors=True)
+        _remove(folder, hold)
+
+
+@contextlib.contextmanager
+def held_folder(prefix: str) -> Iterator[Path]:
+    """A new, empty folder of this process's in :func:`scratch_folder` (``prefix`` and random letters), removed
+    after; one that a killed process left behind is removed by a later process (see :func:`_sweep`)."""
+    parent = _private_parent()
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=parent if parent is not None else scratch_folder()))
+    hold = _hold(folder)
+    try:
+        yield folder
+    finally:
+        _remove(folder, hold)
+
+
+# A folder a killed process left in the private parent is removed by the first process after it that makes one
+# (once a process), when no process holds it and it is older than this: a folder is held from a moment after it
+# is made, and a release of the suite that held none is given a request's time.
+STALE_AFTER = 300.0
+
+
+def _hold(folder: Path) -> int | None:
+    """An open descriptor of ``folder`` holding an exclusive lock on it, released with the descriptor when the
+    process ends however it ends (killed too); None where there are no such locks (Windows) or it failed."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _remove(folder: Path, hold: int | None) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    if hold is not None:
+        os.close(hold)
+
+
+def _sweep(parent: Path, now: float | None = None) -> list[Path]:
+    """Remove the folders in ``parent`` (this user's private one) that a process which ended without removing them
+    (killed) left: older than STALE_AFTER and held by no process. Short-lived folders live in memory
+    (:func:`scratch_folder`): left there, each would hold its share of memory until the machine restarts.
+    Returns the folders removed."""
+    removed: list[Path] = []
+    now = time.time() if now is None else now
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        try:
+            young = now - entry.stat(follow_symlinks=False).st_mtime < STALE_AFTER
+            if young or not entry.is_dir(follow_symlinks=False):
+                continue
+        except OSError:
+            continue
+        hold = _hold(Path(entry.path))
+        if hold is not None:  # nobody holds it: its process is gone
+            _remove(Path(entry.path), hold)
+            removed.append(Path(entry.path))
+    return removed
 
 
 def _relative(name: str) -> PurePosixPath:
@@ -131,7 +202,13 @@ def _private_parent() -> Path | None:
         return None
     if not stat.S_ISDIR(found.st_mode) or found.st_mode & 0o022 or (uid is not None and found.st_uid != uid):
         return None
+    _swept(parent)
     return parent
+
+
+@functools.cache
+def _swept(parent: Path) -> None:
+    _sweep(parent)
 
 
 # Linux's memory-backed folder, and what it must have free to take short-lived folders (a request's hold a few

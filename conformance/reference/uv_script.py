@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from conformance.kit.candidate import current_folder, in_folder, scratch_folder
+from conformance.kit.candidate import current_folder, held_folder, in_folder
 
 
 class UvScriptMetric:
@@ -34,8 +33,8 @@ class UvScriptMetric:
     def compute(self, rewards: list[Any]) -> Any:
         from conformance.oracle.environments import script_environment
 
-        with tempfile.TemporaryDirectory(dir=scratch_folder()) as folder:
-            input_path, output_path = Path(folder) / "rewards.jsonl", Path(folder) / "metric.json"
+        with held_folder("metric-") as folder:
+            input_path, output_path = folder / "rewards.jsonl", folder / "metric.json"
             input_path.write_text("".join(map(self.jsonl_line, rewards)), encoding="utf-8")
             result = subprocess.run(
                 ["uv", "run", str(self.script_path), "-i", str(input_path), "-o", str(output_path)],

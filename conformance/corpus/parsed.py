@@ -32,6 +32,7 @@ from typing import NamedTuple
 import conformance
 from conformance import __version__
 from conformance.core import surfaces
+from conformance.kit.candidate import owned_privately
 from conformance.oracle import environments
 
 LAYOUT = 1  # the files' layout; a new one is a new folder
@@ -74,21 +75,14 @@ def _entry(path: Path, text_digest: str) -> Path:
     return folder() / f"{key[:40]}.pickle"
 
 
-def _private(found: os.stat_result, kind: int) -> bool:
-    """Of ``kind``, this user's, and writable by no one else."""
-    uid = os.getuid() if hasattr(os, "getuid") else None
-    return stat.S_IFMT(found.st_mode) == kind and not found.st_mode & 0o022 and \
-        (uid is None or found.st_uid == uid)
-
-
 def recall(path: Path, text_digest: str) -> object | None:
     """What :func:`keep` kept for this file as it is; None when nothing usable is kept."""
     entry = _entry(path, text_digest)
     try:
-        if not _private(os.lstat(entry.parent), stat.S_IFDIR):
+        if not owned_privately(os.lstat(entry.parent), stat.S_IFDIR):
             return None
         with open(entry, "rb") as stream:
-            if not _private(os.fstat(stream.fileno()), stat.S_IFREG):
+            if not owned_privately(os.fstat(stream.fileno()), stat.S_IFREG):
                 return None
             found: object = pickle.load(stream)
     except Exception:  # missing, unreadable, truncated, or of classes that moved: parsed again
@@ -102,7 +96,7 @@ def keep(path: Path, text_digest: str, value: object) -> None:
     part: Path | None = None
     try:
         entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not _private(os.lstat(entry.parent), stat.S_IFDIR):
+        if not owned_privately(os.lstat(entry.parent), stat.S_IFDIR):
             return
         _prune(entry.parent)
         with tempfile.NamedTemporaryFile(dir=entry.parent, suffix=".part", delete=False) as stream:

@@ -148,10 +148,11 @@ def _sweep(parent: Path, now: float | None = None) -> list[Path]:
                 continue
         except OSError:
             continue
-        hold = _hold(Path(entry.path))
+        folder = Path(entry.path)
+        hold = _hold(folder)
         if hold is not None:  # nobody holds it: its process is gone
-            _remove(Path(entry.path), hold)
-            removed.append(Path(entry.path))
+            _remove(folder, hold)
+            removed.append(folder)
     return removed
 
 
@@ -200,10 +201,17 @@ def _private_parent() -> Path | None:
         found = os.lstat(parent)
     except OSError:
         return None
-    if not stat.S_ISDIR(found.st_mode) or found.st_mode & 0o022 or (uid is not None and found.st_uid != uid):
+    if not owned_privately(found, stat.S_IFDIR):
         return None
     _swept(parent)
     return parent
+
+
+def owned_privately(found: os.stat_result, kind: int) -> bool:
+    """Whether ``found`` (an ``lstat``/``fstat``) is of ``kind`` (``stat.S_IFDIR``, ``S_IFREG``...), this user's,
+    and writable by no one else: a file or folder whose content no other user can have put there."""
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    return stat.S_IFMT(found.st_mode) == kind and not found.st_mode & 0o022 and (uid is None or found.st_uid == uid)
 
 
 @functools.cache

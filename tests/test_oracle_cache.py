@@ -29,7 +29,7 @@ from conformance.core.outcomes import ProtocolError, ReplyKind
 from conformance.kit import wire
 from conformance.oracle import answers, recordings
 from conformance.report.reader import read
-from conformance.run import gate
+from conformance.run import gate, stored_inputs
 from conformance.run.certification import Options, certify
 from conformance.run.shards import Shard, combine
 from tests.test_extensions import surface_for_test
@@ -380,7 +380,9 @@ def test_no_oracle_cache_asks_everything_and_stores_nothing(tmp_path, stand_in, 
     assert stand_in.asked == 2 * _inputs_run(run) and not folder.exists()
 
 
-def test_the_command_line_flags(tmp_path, stand_in, folder):
+def test_the_command_line_flags(tmp_path, stand_in, folder, monkeypatch):
+    # `cache clear` empties the stored inputs too: the test's own, not the run's shared ones (tests/conftest.py).
+    monkeypatch.setenv(stored_inputs.FOLDER_ENV, str(tmp_path / "inputs"))
     def certify_cli(*args: str) -> Any:
         report = tmp_path / "cli.jsonl"
         result = CliRunner().invoke(app, ["certify", "-c", "reference", "-s", "pass_at_k", "--no-generate",

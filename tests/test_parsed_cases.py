@@ -13,13 +13,19 @@ from typer.testing import CliRunner
 
 from conformance.cli.app import app
 from conformance.corpus import cases, parsed
+from conformance.oracle import answers
+from conformance.run import stored_inputs
 from tests.test_cases_loader import GOOD_REWARD, UV_CASE, write
 
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch) -> Path:
+    """The suite's cache in a folder of the test's own, and the answers and stored inputs with it: `cache clear`
+    must not empty the test run's shared ones (tests/conftest.py) under the tests running beside it."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("HARBOR_CONFORMANCE_CACHE", str(folder))
+    monkeypatch.setenv(answers.FOLDER_ENV, str(folder / "answers"))
+    monkeypatch.setenv(stored_inputs.FOLDER_ENV, str(folder / "inputs"))
     return folder
 
 
